@@ -1,0 +1,84 @@
+/**
+ * The context a client gets with every read and sends back with a write: an opaque,
+ * integrity-checked string naming the versions it saw (paper 4.4). It is bound to its key, so a
+ * context from another key, or one that was truncated or edited, is a clear INVALID_CONTEXT error.
+ *
+ * Format: `c1.<base64url(JSON [[node, counter], …])>.<checksum of key and payload>`.
+ */
+import type { VersionVector, VvEntry } from './clock.js';
+import { TesseraError } from './errors.js';
+import { checksum64, utf8 } from './hash.js';
+
+const PREFIX = 'c1.';
+export const CONTEXT_CHARS_MAX = 16_384;
+const ENTRIES_MAX = 1024;
+const NODE_ID_CHARS_MAX = 128;
+
+export function encodeContext(key: string, vv: VersionVector): string {
+  const payload = base64url(utf8(JSON.stringify(vv.map((e) => [e.node, e.counter]))));
+  return `${PREFIX}${payload}.${sign(key, payload)}`;
+}
+
+export function decodeContext(key: string, context: string): VersionVector {
+  if (context.length > CONTEXT_CHARS_MAX) throw invalid('it is longer than any context Tessera issues');
+  if (!context.startsWith(PREFIX)) throw invalid('it does not start with "c1."');
+  const rest = context.slice(PREFIX.length);
+  const dot = rest.lastIndexOf('.');
+  if (dot < 0) throw invalid('it has no checksum (was it truncated?)');
+  const payload = rest.slice(0, dot);
+  if (rest.slice(dot + 1) !== sign(key, payload)) {
+    throw invalid('its checksum does not match (was it edited, truncated, or issued for another key?)');
+  }
+  return parseEntries(payload);
+}
+
+function parseEntries(payload: string): VersionVector {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(unbase64url(payload)));
+  } catch {
+    throw invalid('its payload is not readable');
+  }
+  if (!Array.isArray(parsed) || parsed.length > ENTRIES_MAX) throw invalid('its payload is not a clock');
+  const entries: VvEntry[] = [];
+  for (const item of parsed) {
+    if (!Array.isArray(item) || item.length !== 2) throw invalid('its payload is not a clock');
+    const [node, counter] = item as unknown[];
+    if (typeof node !== 'string' || node.length === 0 || node.length > NODE_ID_CHARS_MAX) {
+      throw invalid('it names an invalid node');
+    }
+    if (typeof counter !== 'number' || !Number.isSafeInteger(counter) || counter < 1) {
+      throw invalid('it holds an invalid counter');
+    }
+    const prev = entries[entries.length - 1];
+    if (prev !== undefined && prev.node >= node) throw invalid('its clock entries are out of order');
+    entries.push({ node, counter, timestampMs: 0 });
+  }
+  return entries;
+}
+
+function sign(key: string, payload: string): string {
+  return checksum64(utf8(`${key}\u0000${payload}`));
+}
+
+function invalid(why: string): TesseraError {
+  return new TesseraError(
+    'INVALID_CONTEXT',
+    `The context is not valid: ${why}. Send back the context string exactly as a read of this key returned it, or omit it to write a new sibling.`,
+  );
+}
+
+function base64url(bytes: Uint8Array): string {
+  let binary = '';
+  for (const b of bytes) binary += String.fromCharCode(b);
+  return btoa(binary).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
+}
+
+function unbase64url(text: string): Uint8Array {
+  if (!/^[A-Za-z0-9_-]*$/.test(text)) throw new Error('not base64url');
+  const b64 = text.replace(/-/g, '+').replace(/_/g, '/');
+  const binary = atob(b64 + '='.repeat((4 - (b64.length % 4)) % 4));
+  const out = new Uint8Array(binary.length);
+  for (let i = 0; i < binary.length; i++) out[i] = binary.charCodeAt(i);
+  return out;
+}

@@ -1,0 +1,82 @@
+/**
+ * Cluster membership as gossiped between nodes: who the members are, how to reach them, and the
+ * ring. Any two states merge so that two nodes that gossip converge, whatever order they heard
+ * things in. Liveness (up/down) is not here: each node judges that locally (paper 4.8.3).
+ */
+import type { NodeId } from './clock.js';
+import { TesseraError } from './errors.js';
+import type { Ring } from './ring.js';
+
+export type MemberStatus = 'joining' | 'member' | 'leaving' | 'removed';
+
+export interface Member {
+  readonly nodeId: NodeId;
+  /** host:port of the node's HTTP API. */
+  readonly http: string;
+  /** host:port of the node's peer (gRPC) endpoint. */
+  readonly peer: string;
+  readonly status: MemberStatus;
+  /** Raised by the node itself whenever its own record changes; the higher one wins. */
+  readonly incarnation: number;
+}
+
+export interface ClusterState {
+  /** Chosen when the cluster is created; nodes of different clusters never merge. */
+  readonly clusterId: string;
+  readonly ring: Ring;
+  /** Sorted by nodeId. */
+  readonly members: readonly Member[];
+}
+
+const STATUS_RANK: Record<MemberStatus, number> = { joining: 0, member: 1, leaving: 2, removed: 3 };
+
+export function mergeClusterStates(a: ClusterState, b: ClusterState): ClusterState {
+  if (a.clusterId !== b.clusterId) {
+    throw new TesseraError(
+      'CLUSTER_MISMATCH',
+      `Peer belongs to cluster ${b.clusterId}, this node to ${a.clusterId}. Point the node at a seed of its own cluster, or start it with an empty data dir.`,
+    );
+  }
+  return { clusterId: a.clusterId, ring: laterRing(a.ring, b.ring), members: mergeMembers(a.members, b.members) };
+}
+
+function laterRing(a: Ring, b: Ring): Ring {
+  if (a.partitionCount !== b.partitionCount) {
+    throw new TesseraError('CLUSTER_MISMATCH', 'Peer has a ring with a different partition count.');
+  }
+  if (a.version !== b.version) return a.version > b.version ? a : b;
+  // Equal versions written by two nodes at once: pick one deterministically so both sides agree.
+  return a.owners.join(',') <= b.owners.join(',') ? a : b;
+}
+
+function mergeMembers(a: readonly Member[], b: readonly Member[]): Member[] {
+  const byId = new Map<NodeId, Member>();
+  for (const m of [...a, ...b]) {
+    const present = byId.get(m.nodeId);
+    byId.set(m.nodeId, present === undefined ? m : laterMember(present, m));
+  }
+  return [...byId.values()].sort((x, y) => (x.nodeId < y.nodeId ? -1 : x.nodeId > y.nodeId ? 1 : 0));
+}
+
+function laterMember(x: Member, y: Member): Member {
+  if (x.incarnation !== y.incarnation) return x.incarnation > y.incarnation ? x : y;
+  if (x.status !== y.status) return STATUS_RANK[x.status] > STATUS_RANK[y.status] ? x : y;
+  return `${x.http}|${x.peer}` <= `${y.http}|${y.peer}` ? x : y;
+}
+
+export function withMember(state: ClusterState, member: Member): ClusterState {
+  return { ...state, members: mergeMembers(state.members, [member]) };
+}
+
+export function findMember(state: ClusterState, nodeId: NodeId): Member | undefined {
+  return state.members.find((m) => m.nodeId === nodeId);
+}
+
+export function sameClusterState(a: ClusterState, b: ClusterState): boolean {
+  if (a.ring.version !== b.ring.version || a.members.length !== b.members.length) return false;
+  if (a.ring.owners.join(',') !== b.ring.owners.join(',')) return false;
+  return a.members.every((m, i) => {
+    const o = b.members[i]!;
+    return m.nodeId === o.nodeId && m.incarnation === o.incarnation && m.status === o.status;
+  });
+}

@@ -1,0 +1,122 @@
+/**
+ * A key's versions: the sibling set plus the causal context (version vector) that covers every
+ * write this replica has seen for the key. A state with no siblings and a non-empty vector is a
+ * tombstone: it remembers what was deleted so a stale replica cannot bring it back.
+ */
+import { type Dot, EMPTY_VV, type NodeId, type VersionVector, vvAdd, vvCovers, vvGet, vvMerge, vvPrune } from './clock.js';
+
+export interface Sibling {
+  readonly dot: Dot;
+  /** The value as UTF-8 JSON text: values travel and rest as bytes, never re-encoded. */
+  readonly value: Uint8Array;
+  readonly lastModifiedMs: number;
+}
+
+export interface KeyState {
+  readonly vv: VersionVector;
+  /** Sorted canonically (see `compareSiblings`), so equal states encode to equal bytes. */
+  readonly siblings: readonly Sibling[];
+}
+
+export const EMPTY_STATE: KeyState = Object.freeze({ vv: EMPTY_VV, siblings: Object.freeze([]) });
+
+export interface WriteInput {
+  /** The coordinating node: the new version's dot belongs to it. */
+  readonly node: NodeId;
+  /** What the client saw: every sibling this covers is replaced. Empty for a blind write. */
+  readonly context: VersionVector;
+  /** The new value, or `undefined` for a delete. */
+  readonly value: Uint8Array | undefined;
+  readonly nowMs: number;
+  /** Bound on version vector entries (paper 4.4 pruning). */
+  readonly vvEntriesMax: number;
+}
+
+/**
+ * The coordinator's update (paper 4.4): drop the siblings the context covers, add the new value
+ * with a fresh dot, and advance the vector. Writes that did not see each other stay siblings.
+ */
+export function applyWrite(stored: KeyState, input: WriteInput): KeyState {
+  const kept = stored.siblings.filter((s) => !vvCovers(input.context, s.dot));
+  let vv = vvMerge(stored.vv, input.context);
+  let siblings = kept;
+  if (input.value !== undefined) {
+    const dot: Dot = { node: input.node, counter: vvGet(vv, input.node) + 1 };
+    vv = vvAdd(vv, dot, input.nowMs);
+    siblings = [...kept, { dot, value: input.value, lastModifiedMs: input.nowMs }].sort(compareSiblings);
+  }
+  return { vv: prune(vv, siblings, input.vvEntriesMax), siblings };
+}
+
+/**
+ * Merges two replicas' states (anti-entropy, read repair, replication). Commutative,
+ * associative and idempotent; a sibling survives unless the other side has seen it and dropped it.
+ */
+export function mergeStates(a: KeyState, b: KeyState): KeyState {
+  if (a.siblings.length === 0 && a.vv.length === 0) return b;
+  if (b.siblings.length === 0 && b.vv.length === 0) return a;
+  const byDot = new Map<string, Sibling>();
+  keepUnseen(a.siblings, b, byDot);
+  keepUnseen(b.siblings, a, byDot);
+  return { vv: vvMerge(a.vv, b.vv), siblings: [...byDot.values()].sort(compareSiblings) };
+}
+
+function keepUnseen(from: readonly Sibling[], other: KeyState, into: Map<string, Sibling>): void {
+  for (const s of from) {
+    if (vvCovers(other.vv, s.dot) && !hasDot(other.siblings, s.dot)) continue;
+    const id = dotId(s.dot);
+    const present = into.get(id);
+    into.set(id, present === undefined ? s : pickSameDot(present, s));
+  }
+}
+
+/** Two siblings with one dot are the same write; pick deterministically should they ever differ. */
+function pickSameDot(x: Sibling, y: Sibling): Sibling {
+  return compareBytes(x.value, y.value) <= 0 ? x : y;
+}
+
+function hasDot(siblings: readonly Sibling[], dot: Dot): boolean {
+  return siblings.some((s) => s.dot.node === dot.node && s.dot.counter === dot.counter);
+}
+
+function dotId(dot: Dot): string {
+  return `${dot.counter}@${dot.node}`;
+}
+
+function prune(vv: VersionVector, siblings: readonly Sibling[], entriesMax: number): VersionVector {
+  if (vv.length <= entriesMax) return vv;
+  return vvPrune(vv, entriesMax, new Set(siblings.map((s) => s.dot.node)));
+}
+
+export function compareSiblings(x: Sibling, y: Sibling): number {
+  if (x.lastModifiedMs !== y.lastModifiedMs) return x.lastModifiedMs - y.lastModifiedMs;
+  if (x.dot.node !== y.dot.node) return x.dot.node < y.dot.node ? -1 : 1;
+  return x.dot.counter - y.dot.counter;
+}
+
+function compareBytes(x: Uint8Array, y: Uint8Array): number {
+  const n = Math.min(x.length, y.length);
+  for (let i = 0; i < n; i++) if (x[i] !== y[i]) return x[i]! - y[i]!;
+  return x.length - y.length;
+}
+
+/** A tombstone: everything was deleted, the vector remembers what. */
+export function isTombstone(state: KeyState): boolean {
+  return state.siblings.length === 0 && state.vv.length > 0;
+}
+
+/** True when both states hold the same siblings and the same vector counters. */
+export function sameState(a: KeyState, b: KeyState): boolean {
+  if (a.siblings.length !== b.siblings.length || a.vv.length !== b.vv.length) return false;
+  for (let i = 0; i < a.vv.length; i++) {
+    const x = a.vv[i]!;
+    const y = b.vv[i]!;
+    if (x.node !== y.node || x.counter !== y.counter) return false;
+  }
+  for (let i = 0; i < a.siblings.length; i++) {
+    const x = a.siblings[i]!.dot;
+    const y = b.siblings[i]!.dot;
+    if (x.node !== y.node || x.counter !== y.counter) return false;
+  }
+  return true;
+}
