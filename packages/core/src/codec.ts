@@ -33,7 +33,8 @@ class Writer {
 
   /** Unsigned integers up to 2^53 - 1, 7 bits per byte. */
   varint(n: number): void {
-    if (!Number.isSafeInteger(n) || n < 0) throw new TesseraError('INTERNAL', `cannot encode ${n} as a varint`);
+    if (!Number.isSafeInteger(n) || n < 0)
+      throw new TesseraError('INTERNAL', `cannot encode ${n} as a varint`);
     let v = n;
     while (v >= 0x80) {
       this.byte((v % 0x80) | 0x80);
@@ -139,7 +140,8 @@ export function decodeState(bytes: Uint8Array, limits: DecodeLimits = DEFAULT_DE
     throw new TesseraError('BAD_REQUEST', `Encoded state has unknown format version ${version}.`);
   }
   const entries = r.varint();
-  if (entries > limits.entriesMax) throw new TesseraError('BAD_REQUEST', 'Encoded state has too many clock entries.');
+  if (entries > limits.entriesMax)
+    throw new TesseraError('BAD_REQUEST', 'Encoded state has too many clock entries.');
   const vv: VvEntry[] = [];
   for (let i = 0; i < entries; i++) {
     const entry = { node: r.string(), counter: r.varint(), timestampMs: r.varint() };
@@ -150,7 +152,8 @@ export function decodeState(bytes: Uint8Array, limits: DecodeLimits = DEFAULT_DE
     vv.push(entry);
   }
   const count = r.varint();
-  if (count > limits.siblingsMax) throw new TesseraError('BAD_REQUEST', 'Encoded state has too many siblings.');
+  if (count > limits.siblingsMax)
+    throw new TesseraError('BAD_REQUEST', 'Encoded state has too many siblings.');
   const siblings: Sibling[] = [];
   for (let i = 0; i < count; i++) {
     const node = r.string();

@@ -3,9 +3,22 @@
  * integrity-checked string naming the versions it saw (paper 4.4). It is bound to its key, so a
  * context from another key, or one that was truncated or edited, is a clear INVALID_CONTEXT error.
  *
- * Format: `c1.<base64url(JSON [[node, counter], …])>.<checksum of key and payload>`.
+ * A context is a version vector plus, optionally, single dots outside it: the context a put
+ * returns covers what the writer saw and the one version it wrote, not other writes that the
+ * same coordinator made concurrently (a plain vector could not say that).
+ *
+ * Format: `c1.<base64url(JSON {"v": [[node, counter], …], "d": [[node, counter], …]})>.<checksum of key and payload>`.
  */
-import type { VersionVector, VvEntry } from './clock.js';
+
+export interface CausalContext {
+  readonly vv: VersionVector;
+  /** Single writes seen beyond `vv`. */
+  readonly dots: readonly Dot[];
+}
+
+export const EMPTY_CONTEXT: CausalContext = Object.freeze({ vv: Object.freeze([]), dots: Object.freeze([]) });
+
+import type { Dot, VersionVector, VvEntry } from './clock.js';
 import { TesseraError } from './errors.js';
 import { checksum64, utf8 } from './hash.js';
 
@@ -14,12 +27,16 @@ export const CONTEXT_CHARS_MAX = 16_384;
 const ENTRIES_MAX = 1024;
 const NODE_ID_CHARS_MAX = 128;
 
-export function encodeContext(key: string, vv: VersionVector): string {
-  const payload = base64url(utf8(JSON.stringify(vv.map((e) => [e.node, e.counter]))));
+export function encodeContext(key: string, context: CausalContext): string {
+  const body = {
+    v: context.vv.map((e) => [e.node, e.counter]),
+    d: context.dots.map((d) => [d.node, d.counter]),
+  };
+  const payload = base64url(utf8(JSON.stringify(body)));
   return `${PREFIX}${payload}.${sign(key, payload)}`;
 }
 
-export function decodeContext(key: string, context: string): VersionVector {
+export function decodeContext(key: string, context: string): CausalContext {
   if (context.length > CONTEXT_CHARS_MAX) throw invalid('it is longer than any context Tessera issues');
   if (!context.startsWith(PREFIX)) throw invalid('it does not start with "c1."');
   const rest = context.slice(PREFIX.length);
@@ -29,16 +46,19 @@ export function decodeContext(key: string, context: string): VersionVector {
   if (rest.slice(dot + 1) !== sign(key, payload)) {
     throw invalid('its checksum does not match (was it edited, truncated, or issued for another key?)');
   }
-  return parseEntries(payload);
-}
-
-function parseEntries(payload: string): VersionVector {
   let parsed: unknown;
   try {
     parsed = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(unbase64url(payload)));
   } catch {
     throw invalid('its payload is not readable');
   }
+  if (typeof parsed !== 'object' || parsed === null) throw invalid('its payload is not a clock');
+  const { v, d } = parsed as { v?: unknown; d?: unknown };
+  const dots = parseEntries(d).map((e) => ({ node: e.node, counter: e.counter }));
+  return { vv: parseEntries(v), dots };
+}
+
+function parseEntries(parsed: unknown): VvEntry[] {
   if (!Array.isArray(parsed) || parsed.length > ENTRIES_MAX) throw invalid('its payload is not a clock');
   const entries: VvEntry[] = [];
   for (const item of parsed) {

@@ -49,11 +49,6 @@ export const ERROR_CODES = {
   },
   NOT_FOUND: { http: 404, grpc: GrpcStatus.NOT_FOUND, summary: 'The key has no live value.' },
   ROUTE_NOT_FOUND: { http: 404, grpc: GrpcStatus.UNIMPLEMENTED, summary: 'No such endpoint.' },
-  METHOD_NOT_ALLOWED: {
-    http: 405,
-    grpc: GrpcStatus.UNIMPLEMENTED,
-    summary: 'The endpoint does not accept this HTTP method.',
-  },
   TOO_MANY_SIBLINGS: {
     http: 409,
     grpc: GrpcStatus.FAILED_PRECONDITION,
@@ -83,6 +78,16 @@ export const ERROR_CODES = {
     http: 503,
     grpc: GrpcStatus.UNAVAILABLE,
     summary: 'A peer node could not be reached.',
+  },
+  OVERLOADED: {
+    http: 503,
+    grpc: GrpcStatus.RESOURCE_EXHAUSTED,
+    summary: 'The node is serving as many requests as it allows; retry after the Retry-After delay.',
+  },
+  NOT_SUPPORTED: {
+    http: 501,
+    grpc: GrpcStatus.UNIMPLEMENTED,
+    summary: 'The operation is not available in this version of Tessera.',
   },
   TIMEOUT: { http: 504, grpc: GrpcStatus.DEADLINE_EXCEEDED, summary: 'The request deadline passed.' },
   JOIN_REFUSED: {

@@ -37,7 +37,11 @@ export function mergeClusterStates(a: ClusterState, b: ClusterState): ClusterSta
       `Peer belongs to cluster ${b.clusterId}, this node to ${a.clusterId}. Point the node at a seed of its own cluster, or start it with an empty data dir.`,
     );
   }
-  return { clusterId: a.clusterId, ring: laterRing(a.ring, b.ring), members: mergeMembers(a.members, b.members) };
+  return {
+    clusterId: a.clusterId,
+    ring: laterRing(a.ring, b.ring),
+    members: mergeMembers(a.members, b.members),
+  };
 }
 
 function laterRing(a: Ring, b: Ring): Ring {

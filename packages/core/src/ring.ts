@@ -23,7 +23,10 @@ const HASH_SPACE = 2 ** 32;
 
 export function createRing(partitionCount: number, firstNode: NodeId): Ring {
   if (!Number.isInteger(partitionCount) || partitionCount < 1 || partitionCount > PARTITION_COUNT_MAX) {
-    throw new TesseraError('BAD_REQUEST', `partitions must be a whole number from 1 to ${PARTITION_COUNT_MAX}.`);
+    throw new TesseraError(
+      'BAD_REQUEST',
+      `partitions must be a whole number from 1 to ${PARTITION_COUNT_MAX}.`,
+    );
   }
   return { partitionCount, owners: new Array<NodeId>(partitionCount).fill(firstNode), version: 1 };
 }

@@ -3,7 +3,19 @@
  * write this replica has seen for the key. A state with no siblings and a non-empty vector is a
  * tombstone: it remembers what was deleted so a stale replica cannot bring it back.
  */
-import { type Dot, EMPTY_VV, type NodeId, type VersionVector, vvAdd, vvCovers, vvGet, vvMerge, vvPrune } from './clock.js';
+
+import {
+  type Dot,
+  EMPTY_VV,
+  type NodeId,
+  type VersionVector,
+  vvAdd,
+  vvCovers,
+  vvGet,
+  vvMerge,
+  vvPrune,
+} from './clock.js';
+import type { CausalContext } from './context.js';
 
 export interface Sibling {
   readonly dot: Dot;
@@ -23,8 +35,12 @@ export const EMPTY_STATE: KeyState = Object.freeze({ vv: EMPTY_VV, siblings: Obj
 export interface WriteInput {
   /** The coordinating node: the new version's dot belongs to it. */
   readonly node: NodeId;
-  /** What the client saw: every sibling this covers is replaced. Empty for a blind write. */
-  readonly context: VersionVector;
+  /**
+   * What the client saw: every sibling it covers is replaced; EMPTY_CONTEXT for a blind write.
+   * Context dots the stored vector does not cover are ignored (treated as unseen, so at worst a
+   * superseded version stays a sibling); a coordinator catches up first to avoid that (`contextCaughtUp`).
+   */
+  readonly context: CausalContext;
   /** The new value, or `undefined` for a delete. */
   readonly value: Uint8Array | undefined;
   readonly nowMs: number;
@@ -37,8 +53,8 @@ export interface WriteInput {
  * with a fresh dot, and advance the vector. Writes that did not see each other stay siblings.
  */
 export function applyWrite(stored: KeyState, input: WriteInput): KeyState {
-  const kept = stored.siblings.filter((s) => !vvCovers(input.context, s.dot));
-  let vv = vvMerge(stored.vv, input.context);
+  const kept = stored.siblings.filter((s) => !contextCovers(input.context, s.dot));
+  let vv = vvMerge(stored.vv, input.context.vv);
   let siblings = kept;
   if (input.value !== undefined) {
     const dot: Dot = { node: input.node, counter: vvGet(vv, input.node) + 1 };
@@ -46,6 +62,37 @@ export function applyWrite(stored: KeyState, input: WriteInput): KeyState {
     siblings = [...kept, { dot, value: input.value, lastModifiedMs: input.nowMs }].sort(compareSiblings);
   }
   return { vv: prune(vv, siblings, input.vvEntriesMax), siblings };
+}
+
+export function contextCovers(context: CausalContext, dot: Dot): boolean {
+  return (
+    vvCovers(context.vv, dot) || context.dots.some((d) => d.node === dot.node && d.counter === dot.counter)
+  );
+}
+
+/** True when every dot of `context` is known to `stored`, so `applyWrite` can honour all of it. */
+export function contextCaughtUp(stored: KeyState, context: CausalContext): boolean {
+  return (
+    context.dots.every((d) => vvCovers(stored.vv, d)) &&
+    context.vv.every((e) => vvGet(stored.vv, e.node) >= e.counter)
+  );
+}
+
+/**
+ * The context a write returns: what the writer saw plus the version it wrote. The seen dots can be
+ * dropped: every replica that holds `written` has a vector covering them, and a coordinator that
+ * lacks `written` catches up before honouring the context.
+ */
+export function contextAfterWrite(seen: CausalContext, written: Dot | undefined): CausalContext {
+  return written === undefined ? seen : { vv: seen.vv, dots: [written] };
+}
+
+/** The newest dot in `state` coordinated by `node`, i.e. the version `applyWrite` just added. */
+export function latestDot(state: KeyState, node: NodeId): Dot | undefined {
+  let best: Dot | undefined;
+  for (const s of state.siblings)
+    if (s.dot.node === node && (best === undefined || s.dot.counter > best.counter)) best = s.dot;
+  return best;
 }
 
 /**

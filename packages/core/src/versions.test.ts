@@ -1,0 +1,304 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { type Dot, vvCovers } from './clock.js';
+import { type CausalContext, decodeContext, EMPTY_CONTEXT, encodeContext } from './context.js';
+import { utf8 } from './hash.js';
+import {
+  applyWrite,
+  contextAfterWrite,
+  contextCaughtUp,
+  EMPTY_STATE,
+  isTombstone,
+  type KeyState,
+  latestDot,
+  mergeStates,
+  sameState,
+} from './versions.js';
+
+const KEY = 'model-key';
+const NODES = ['n1', 'n2', 'n3', 'n4', 'n5', 'n6'];
+const BIG = 64; // vvEntriesMax large enough that nothing is ever pruned
+
+type Op =
+  | {
+      readonly kind: 'write';
+      readonly coord: number;
+      readonly ctx: number | 'local' | null;
+      readonly del: boolean;
+      readonly catchUp: boolean;
+    }
+  | { readonly kind: 'sync'; readonly from: number; readonly to: number };
+
+const opArb = (nodeCount: number, deleteOneIn: number): fc.Arbitrary<Op> =>
+  fc.oneof(
+    fc.record({
+      kind: fc.constant('write' as const),
+      coord: fc.nat(nodeCount - 1),
+      // null = blind write; 'local' = read-modify-write through the coordinator; otherwise how far back
+      // in the contexts clients have been handed so far.
+      ctx: fc.option(fc.oneof(fc.constant('local' as const), fc.nat(6), fc.nat()), { nil: null, freq: 4 }),
+      del: fc.nat(deleteOneIn - 1).map((x) => x === 0),
+      catchUp: fc.boolean(),
+    }),
+    fc.record({ kind: fc.constant('sync' as const), from: fc.nat(nodeCount - 1), to: fc.nat(nodeCount - 1) }),
+  );
+
+const opsArb = (nodeCount: number, maxLength = 40, deleteOneIn = 5): fc.Arbitrary<Op[]> =>
+  fc.array(opArb(nodeCount, deleteOneIn), { minLength: 1, maxLength, size: 'max' });
+
+interface Write {
+  readonly id: number;
+  readonly dot: Dot | undefined; // undefined for a delete
+  /** Dots this write superseded: those its context's vector covers, and its context dots the coordinator knew. */
+  readonly covers: (d: Dot) => boolean;
+}
+
+interface Run {
+  readonly replicas: KeyState[];
+  readonly observed: KeyState[];
+  readonly contexts: CausalContext[];
+  readonly writes: Write[];
+}
+
+const dotId = (d: Dot): string => `${d.counter}@${d.node}`;
+const sameDot = (a: Dot, b: Dot): boolean => a.node === b.node && a.counter === b.counter;
+const valueOf = (id: number): Uint8Array => utf8(JSON.stringify(`w${id}`));
+const idOf = (value: Uint8Array): number => Number(JSON.parse(new TextDecoder().decode(value)).slice(1));
+const readContext = (s: KeyState): CausalContext => ({ vv: s.vv, dots: [] });
+// Contexts travel through the client as opaque strings, like in the real system.
+const viaClient = (c: CausalContext): CausalContext => decodeContext(KEY, encodeContext(KEY, c));
+
+/** Writes through coordinators (each on its own replica) and anti-entropy between replicas. */
+function simulate(ops: readonly Op[], nodeCount: number, vvEntriesMax: number, check = true): Run {
+  const replicas: KeyState[] = new Array<KeyState>(nodeCount).fill(EMPTY_STATE);
+  const observed: KeyState[] = [EMPTY_STATE];
+  const contexts: CausalContext[] = [EMPTY_CONTEXT];
+  const writes: Write[] = [];
+  let now = 1_000;
+  for (const op of ops) {
+    if (op.kind === 'write') {
+      now += 1;
+      const id = writes.length;
+      const context =
+        op.ctx === null
+          ? EMPTY_CONTEXT
+          : viaClient(
+              op.ctx === 'local'
+                ? readContext(replicas[op.coord]!)
+                : contexts[contexts.length - 1 - (op.ctx % contexts.length)]!,
+            );
+      if (op.catchUp && !contextCaughtUp(replicas[op.coord]!, context)) {
+        replicas[op.coord] = replicas.reduce(mergeStates, replicas[op.coord]!);
+      }
+      const stored = replicas[op.coord]!;
+      const value = op.del ? undefined : valueOf(id);
+      const node = NODES[op.coord]!;
+      const after = applyWrite(stored, { node, context, value, nowMs: now, vvEntriesMax });
+      const fresh = after.siblings.filter((s) => s.lastModifiedMs === now);
+      expect(fresh.length).toBe(op.del ? 0 : 1);
+      if (!op.del) expect(latestDot(after, node)).toEqual(fresh[0]?.dot);
+      const forced = new Set([node, ...after.siblings.map((s) => s.dot.node)]).size;
+      expect(after.vv.length).toBeLessThanOrEqual(Math.max(vvEntriesMax, forced));
+      const covers = (d: Dot): boolean =>
+        vvCovers(context.vv, d) || (context.dots.some((x) => sameDot(x, d)) && vvCovers(stored.vv, d));
+      writes.push({ id, dot: fresh[0]?.dot, covers });
+      replicas[op.coord] = after;
+      observed.push(after);
+      contexts.push(readContext(after), contextAfterWrite(context, fresh[0]?.dot));
+    } else {
+      replicas[op.to] = mergeStates(replicas[op.to]!, replicas[op.from]!);
+      observed.push(replicas[op.to]!);
+      contexts.push(readContext(replicas[op.to]!));
+    }
+    if (check) for (const r of replicas) checkNothingLost(r, writes);
+  }
+  return { replicas, observed, contexts, writes };
+}
+
+function superseded(w: Write, writes: readonly Write[]): boolean {
+  return w.dot !== undefined && writes.some((o) => o.covers(w.dot!));
+}
+
+/** Siblings are real writes with their own values; a write this state has seen is gone only if superseded. */
+function checkNothingLost(state: KeyState, writes: readonly Write[]): void {
+  const dots = writes.flatMap((w) => (w.dot === undefined ? [] : [dotId(w.dot)]));
+  expect(new Set(dots).size, 'two writes were given the same dot').toBe(dots.length);
+  const present = new Set(state.siblings.map((s) => dotId(s.dot)));
+  for (const s of state.siblings) expect(dotId(writes[idOf(s.value)]!.dot!)).toBe(dotId(s.dot));
+  for (const w of writes) {
+    if (w.dot === undefined || !vvCovers(state.vv, w.dot) || superseded(w, writes)) continue;
+    expect(present.has(dotId(w.dot)), `write w${w.id} (${dotId(w.dot)}) was dropped`).toBe(true);
+  }
+}
+
+function sameFull(a: KeyState, b: KeyState): boolean {
+  return (
+    sameState(a, b) &&
+    a.siblings.every((s, i) => {
+      const o = b.siblings[i]!;
+      return s.lastModifiedMs === o.lastModifiedMs && s.value.join() === o.value.join();
+    })
+  );
+}
+
+const mergeAll = (states: readonly KeyState[]): KeyState => states.reduce(mergeStates, EMPTY_STATE);
+
+const write = (stored: KeyState, node: string, context: CausalContext, value: string | undefined, nowMs: number) =>
+  applyWrite(stored, { node, context, value: value === undefined ? undefined : utf8(value), nowMs, vvEntriesMax: BIG });
+
+const values = (s: KeyState): string[] => s.siblings.map((x) => new TextDecoder().decode(x.value)).sort();
+
+describe('mergeStates algebra on states from random histories', () => {
+  const arb = fc.tuple(opsArb(4), fc.nat(), fc.nat(), fc.nat());
+  const pick = (run: Run, i: number): KeyState => run.observed[i % run.observed.length]!;
+
+  it('is commutative, associative and idempotent', () => {
+    fc.assert(
+      fc.property(arb, ([ops, i, j, k]) => {
+        const run = simulate(ops, 4, BIG, false);
+        const [a, b, c] = [pick(run, i), pick(run, j), pick(run, k)];
+        expect(sameFull(mergeStates(a, b), mergeStates(b, a))).toBe(true);
+        expect(sameFull(mergeStates(mergeStates(a, b), c), mergeStates(a, mergeStates(b, c)))).toBe(true);
+        expect(sameFull(mergeStates(a, a), a)).toBe(true);
+        expect(sameFull(mergeStates(mergeStates(a, b), b), mergeStates(a, b))).toBe(true);
+      }),
+      { numRuns: 200 },
+    );
+  });
+});
+
+describe('cluster model', () => {
+  it('never drops a write unless a later write saw it; merged result is exactly the unsuperseded writes', () => {
+    fc.assert(
+      fc.property(opsArb(4), (ops) => {
+        const run = simulate(ops, 4, BIG);
+        const all = mergeAll(run.replicas);
+        checkNothingLost(all, run.writes);
+        const expected = run.writes.filter((w) => w.dot !== undefined && !superseded(w, run.writes));
+        expect(all.siblings.map((s) => dotId(s.dot)).sort()).toEqual(expected.map((w) => dotId(w.dot!)).sort());
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('converges: after every replica pulls from every other once, in any order, all are the same', () => {
+    const arb = opsArb(4).chain((ops) => {
+      const pairs = [0, 1, 2, 3].flatMap((to) => [0, 1, 2, 3].map((from) => [from, to] as const));
+      return fc.tuple(fc.constant(ops), fc.shuffledSubarray(pairs, { minLength: pairs.length }));
+    });
+    fc.assert(
+      fc.property(arb, ([ops, pairs]) => {
+        const { replicas } = simulate(ops, 4, BIG, false);
+        const all = mergeAll(replicas);
+        for (const [from, to] of pairs) replicas[to] = mergeStates(replicas[to]!, replicas[from]!);
+        for (const r of replicas) expect(sameFull(r, all)).toBe(true);
+      }),
+      { numRuns: 200 },
+    );
+  });
+
+  it('pruning with a small vvEntriesMax never loses a live write (only false siblings may come back)', () => {
+    const arb = fc.tuple(fc.integer({ min: 3, max: 6 }), fc.integer({ min: 1, max: 3 })).chain(([nodes, max]) =>
+      fc.tuple(fc.constant(nodes), fc.constant(max), opsArb(nodes, 60, 3)),
+    );
+    fc.assert(
+      fc.property(arb, ([nodes, max, ops]) => {
+        const run = simulate(ops, nodes, max);
+        const all = mergeAll(run.replicas);
+        checkNothingLost(all, run.writes);
+        const live = run.writes.filter((w) => w.dot !== undefined && !superseded(w, run.writes));
+        const present = new Set(all.siblings.map((s) => dotId(s.dot)));
+        for (const w of live) expect(present.has(dotId(w.dot!))).toBe(true);
+      }),
+      { numRuns: 300 },
+    );
+  });
+});
+
+describe('applyWrite scenarios', () => {
+  it('two blind writes through the same coordinator become two siblings', () => {
+    fc.assert(
+      fc.property(opsArb(3, 15), fc.nat(2), (ops, c) => {
+        const stored = simulate(ops, 3, BIG, false).replicas[c]!;
+        const one = write(stored, NODES[c]!, EMPTY_CONTEXT, 'x', 5_000);
+        const two = write(one, NODES[c]!, EMPTY_CONTEXT, 'y', 5_001);
+        expect(two.siblings.length).toBe(stored.siblings.length + 2);
+        expect(values(two)).toEqual([...values(stored), 'x', 'y'].sort());
+      }),
+    );
+  });
+
+  it("a write with a state's context replaces exactly that state's siblings", () => {
+    fc.assert(
+      fc.property(opsArb(3, 20), fc.nat(), fc.nat(2), (ops, i, c) => {
+        const run = simulate(ops, 3, BIG, false);
+        const seen = run.observed[i % run.observed.length]!;
+        const all = mergeAll(run.replicas);
+        const after = write(run.replicas[c]!, NODES[c]!, readContext(seen), 'new', 9_000);
+        const merged = mergeStates(all, after);
+        const seenDots = new Set(seen.siblings.map((s) => dotId(s.dot)));
+        const expected = all.siblings.filter((s) => !seenDots.has(dotId(s.dot))).map((s) => dotId(s.dot));
+        const newDot = after.siblings.find((s) => s.lastModifiedMs === 9_000)!.dot;
+        expect(merged.siblings.map((s) => dotId(s.dot)).sort()).toEqual([...expected, dotId(newDot)].sort());
+      }),
+    );
+  });
+
+  it('a delete leaves a tombstone that a stale replica cannot undo', () => {
+    let a = write(EMPTY_STATE, 'n1', EMPTY_CONTEXT, 'v1', 1);
+    a = write(a, 'n1', EMPTY_CONTEXT, 'v2', 2);
+    const stale = a;
+    const deleted = write(a, 'n2', readContext(a), undefined, 3);
+    expect(isTombstone(deleted)).toBe(true);
+    expect(deleted.siblings).toEqual([]);
+    for (const m of [mergeStates(deleted, stale), mergeStates(stale, deleted)]) {
+      expect(isTombstone(m)).toBe(true);
+      expect(sameState(m, deleted)).toBe(true);
+    }
+  });
+
+  it('a delete of any observed state removes exactly what it saw, even from stale replicas', () => {
+    fc.assert(
+      fc.property(opsArb(3, 25), fc.nat(2), (ops, c) => {
+        const run = simulate(ops, 3, BIG, false);
+        const all = mergeAll(run.replicas);
+        const deleted = write(run.replicas[c]!, NODES[c]!, readContext(all), undefined, 9_000);
+        if (all.vv.length > 0) expect(isTombstone(deleted)).toBe(true);
+        for (const stale of [...run.observed, all]) {
+          expect(mergeStates(stale, deleted).siblings).toEqual([]);
+          expect(mergeStates(deleted, stale).siblings).toEqual([]);
+        }
+      }),
+    );
+  });
+
+  it('a put concurrent with a delete (same context) survives the merge', () => {
+    fc.assert(
+      fc.property(opsArb(3, 25), fc.nat(), fc.nat(2), fc.nat(2), (ops, i, pc, dc) => {
+        const run = simulate(ops, 3, BIG, false);
+        const seen = run.observed[i % run.observed.length]!;
+        const put = write(run.replicas[pc]!, NODES[pc]!, readContext(seen), 'survivor', 9_000);
+        const del = write(run.replicas[dc]!, NODES[dc]!, readContext(seen), undefined, 9_001);
+        for (const m of [mergeStates(put, del), mergeStates(del, put), mergeAll([...run.replicas, del, put])]) {
+          expect(m.siblings.filter((s) => s.lastModifiedMs === 9_000).map((s) => s.value.join())).toEqual([
+            utf8('survivor').join(),
+          ]);
+          for (const s of seen.siblings) expect(m.siblings.some((x) => dotId(x.dot) === dotId(s.dot))).toBe(false);
+        }
+      }),
+    );
+  });
+
+  it("a put's returned context replaces its own version, not a concurrent one by the same coordinator", () => {
+    const base = write(EMPTY_STATE, 'n1', EMPTY_CONTEXT, 'base', 1);
+    const seen = readContext(base);
+    const mine = write(base, 'n1', seen, 'mine', 2);
+    const myContext = viaClient(contextAfterWrite(seen, latestDot(mine, 'n1')));
+    const theirs = write(mine, 'n1', seen, 'theirs', 3); // another client, same read, same coordinator
+    expect(values(theirs)).toEqual(['mine', 'theirs']);
+    const next = write(theirs, 'n1', myContext, 'mine2', 4);
+    expect(values(next)).toEqual(['mine2', 'theirs']);
+    expect(contextCaughtUp(base, myContext)).toBe(false);
+    expect(contextCaughtUp(theirs, myContext)).toBe(true);
+  });
+});

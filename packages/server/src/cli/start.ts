@@ -1,0 +1,77 @@
+/** `tessera start`: one node in the foreground, pino JSON logs on stdout. */
+import { readFile } from 'node:fs/promises';
+import { parseArgs } from 'node:util';
+import { TesseraError } from '@tessera/core';
+import { type ConfigInput, parseConfig } from '../config.js';
+import { createLogger } from '../logger.js';
+import { TesseraNode } from '../node/node.js';
+
+const OPTIONS = {
+  'node-id': { type: 'string' },
+  http: { type: 'string' },
+  peer: { type: 'string' },
+  'data-dir': { type: 'string' },
+  seed: { type: 'string', multiple: true },
+  n: { type: 'string' },
+  r: { type: 'string' },
+  w: { type: 'string' },
+  partitions: { type: 'string' },
+  storage: { type: 'string' },
+  durability: { type: 'string' },
+  'value-bytes-max': { type: 'string' },
+  'siblings-max': { type: 'string' },
+  config: { type: 'string' },
+  'log-level': { type: 'string' },
+} as const;
+
+export async function runStart(argv: string[]): Promise<number> {
+  const { values } = parseArgs({ args: argv, options: OPTIONS, strict: true, allowPositionals: false });
+  const fromFile = values.config === undefined ? {} : await readConfigFile(values.config);
+  const flags: Partial<Record<keyof ConfigInput, unknown>> = {
+    nodeId: values['node-id'],
+    http: values.http,
+    peer: values.peer,
+    dataDir: values['data-dir'],
+    seeds: values.seed,
+    n: num(values.n),
+    r: num(values.r),
+    w: num(values.w),
+    partitions: num(values.partitions),
+    storage: values.storage,
+    durability: values.durability,
+    valueBytesMax: num(values['value-bytes-max']),
+    siblingsMax: num(values['siblings-max']),
+    logLevel: values['log-level'],
+  };
+  const config = parseConfig({ ...fromFile, ...definedOnly(flags) });
+  const log = createLogger({ level: config.logLevel, nodeId: config.nodeId });
+  const node = await TesseraNode.start(config, log);
+  await new Promise<void>((resolve) => {
+    const stop = (signal: string): void => {
+      log.info({ signal }, 'stopping on signal');
+      node.stop().finally(resolve);
+    };
+    process.once('SIGTERM', () => stop('SIGTERM'));
+    process.once('SIGINT', () => stop('SIGINT'));
+  });
+  return 0;
+}
+
+async function readConfigFile(path: string): Promise<Record<string, unknown>> {
+  try {
+    const parsed: unknown = JSON.parse(await readFile(path, 'utf8'));
+    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new Error('not a JSON object');
+    return parsed as Record<string, unknown>;
+  } catch (err) {
+    throw new TesseraError('BAD_REQUEST', `Cannot read --config ${path}: ${err instanceof Error ? err.message : String(err)}`);
+  }
+}
+
+function num(value: string | undefined): number | string | undefined {
+  if (value === undefined) return undefined;
+  return /^\d+$/.test(value) ? Number(value) : value;
+}
+
+function definedOnly<T extends object>(obj: T): Partial<T> {
+  return Object.fromEntries(Object.entries(obj).filter(([, v]) => v !== undefined)) as Partial<T>;
+}

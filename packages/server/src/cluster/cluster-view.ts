@@ -1,0 +1,105 @@
+/**
+ * This node's view of the cluster — members and ring — kept in memory for the hot path and
+ * persisted in the storage engine's meta namespace, so a restarted node keeps its identity and
+ * partitions and never claims anew.
+ */
+import { type ClusterState, mergeClusterStates, sameClusterState, TesseraError } from '@tessera/core';
+import { z } from 'zod';
+import type { StorageEngine } from '../storage/engine.js';
+
+const STATE_KEY = 'cluster-state';
+const IDENTITY_KEY = 'identity';
+
+const memberSchema = z.object({
+  nodeId: z.string(),
+  http: z.string(),
+  peer: z.string(),
+  status: z.enum(['joining', 'member', 'leaving', 'removed']),
+  incarnation: z.number().int().min(0),
+});
+
+export const clusterStateSchema = z.object({
+  clusterId: z.string(),
+  ring: z.object({
+    partitionCount: z.number().int().min(1),
+    owners: z.array(z.string()),
+    version: z.number().int().min(0),
+  }),
+  members: z.array(memberSchema),
+});
+
+const identitySchema = z.object({ nodeId: z.string(), createdMs: z.number() });
+
+export class ClusterView {
+  private current: ClusterState | undefined;
+  private readonly listeners: Array<(state: ClusterState) => void> = [];
+  private persisting: Promise<void> = Promise.resolve();
+
+  constructor(private readonly engine: StorageEngine) {}
+
+  /** Loads the persisted identity and cluster state, if this data dir was used before. */
+  async load(nodeId: string): Promise<ClusterState | undefined> {
+    const identity = await this.readJson(IDENTITY_KEY, identitySchema);
+    if (identity !== undefined && identity.nodeId !== nodeId) {
+      throw new TesseraError(
+        'BAD_REQUEST',
+        `This data dir belongs to node "${identity.nodeId}", not "${nodeId}". Start with --node-id ${identity.nodeId}, or use another --data-dir.`,
+      );
+    }
+    if (identity === undefined) await this.writeJson(IDENTITY_KEY, { nodeId, createdMs: Date.now() });
+    this.current = await this.readJson(STATE_KEY, clusterStateSchema);
+    return this.current;
+  }
+
+  get state(): ClusterState | undefined {
+    return this.current;
+  }
+
+  /** The state, for callers that run only once the node belongs to a cluster. */
+  require(): ClusterState {
+    if (this.current === undefined) {
+      throw new TesseraError('NODE_NOT_READY', 'This node has not joined a cluster yet. Start it with --seed, or call POST /v1/admin/join.');
+    }
+    return this.current;
+  }
+
+  /** Replaces the state (creation, join). */
+  async set(state: ClusterState): Promise<void> {
+    this.current = state;
+    await this.persist(state);
+    for (const l of this.listeners) l(state);
+  }
+
+  /** Merges a peer's view into ours; returns true if ours changed. */
+  async merge(other: ClusterState): Promise<boolean> {
+    const mine = this.require();
+    const merged = mergeClusterStates(mine, other);
+    if (sameClusterState(merged, mine)) return false;
+    await this.set(merged);
+    return true;
+  }
+
+  onChange(listener: (state: ClusterState) => void): void {
+    this.listeners.push(listener);
+  }
+
+  private persist(state: ClusterState): Promise<void> {
+    // Serialize writes so an older state never lands after a newer one.
+    this.persisting = this.persisting.then(() => this.writeJson(STATE_KEY, state));
+    return this.persisting;
+  }
+
+  private async readJson<T>(key: string, schema: z.ZodType<T>): Promise<T | undefined> {
+    const bytes = await this.engine.get('meta', key);
+    if (bytes === undefined) return undefined;
+    const parsed = schema.safeParse(JSON.parse(new TextDecoder().decode(bytes)));
+    if (!parsed.success) {
+      throw new TesseraError('STORAGE_FAILURE', `The stored ${key} record is unreadable; the data dir may be damaged.`);
+    }
+    return parsed.data;
+  }
+
+  private writeJson(key: string, value: unknown): Promise<void> {
+    return this.engine.batch([{ type: 'put', ns: 'meta', key, value: new TextEncoder().encode(JSON.stringify(value)) }], { sync: true });
+  }
+}

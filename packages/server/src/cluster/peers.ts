@@ -1,0 +1,95 @@
+/**
+ * Connections to the other members and this node's own, local view of which of them are down
+ * (paper 4.8.3): a peer that fails a call is skipped for `peerRetryMs`, then tried again. No
+ * global verdict is needed to route around a failure.
+ */
+import type { ClusterState, NodeId } from '@tessera/core';
+import type { Logger } from '../logger.js';
+import type { PeerClient } from '../transport/peer-api.js';
+
+export type PeerClientFactory = (address: string) => PeerClient;
+
+export interface PeerHealth {
+  readonly nodeId: NodeId;
+  readonly down: boolean;
+  readonly failures: number;
+  readonly lastFailureMs?: number;
+}
+
+interface Entry {
+  client: PeerClient;
+  downUntilMs: number;
+  failures: number;
+  lastFailureMs?: number;
+}
+
+export class PeerDirectory {
+  private readonly entries = new Map<NodeId, Entry>();
+
+  constructor(
+    private readonly self: NodeId,
+    private readonly connect: PeerClientFactory,
+    private readonly retryMs: number,
+    private readonly now: () => number,
+    private readonly log: Logger,
+  ) {}
+
+  /** Opens clients for new members, re-opens moved ones, closes removed ones. */
+  sync(state: ClusterState): void {
+    const wanted = new Map(state.members.filter((m) => m.nodeId !== this.self && m.status !== 'removed').map((m) => [m.nodeId, m.peer]));
+    for (const [id, entry] of this.entries) {
+      if (wanted.get(id) !== entry.client.address) {
+        entry.client.close();
+        this.entries.delete(id);
+      }
+    }
+    for (const [id, address] of wanted) {
+      if (!this.entries.has(id)) this.entries.set(id, { client: this.connect(address), downUntilMs: 0, failures: 0 });
+    }
+  }
+
+  client(node: NodeId): PeerClient | undefined {
+    return this.entries.get(node)?.client;
+  }
+
+  /** True while a recent failure says to skip this peer. */
+  isDown(node: NodeId): boolean {
+    const entry = this.entries.get(node);
+    return entry !== undefined && entry.downUntilMs > this.now();
+  }
+
+  markFailed(node: NodeId, reason: unknown): void {
+    const entry = this.entries.get(node);
+    if (entry === undefined) return;
+    if (entry.failures === 0) this.log.warn({ peer: node, err: reason }, 'peer unreachable; routing around it');
+    entry.failures++;
+    entry.lastFailureMs = this.now();
+    entry.downUntilMs = this.now() + this.retryMs;
+  }
+
+  markAlive(node: NodeId): void {
+    const entry = this.entries.get(node);
+    if (entry === undefined || entry.failures === 0) return;
+    this.log.info({ peer: node }, 'peer reachable again');
+    entry.failures = 0;
+    entry.downUntilMs = 0;
+  }
+
+  health(): PeerHealth[] {
+    return [...this.entries].map(([nodeId, e]) => ({
+      nodeId,
+      down: e.downUntilMs > this.now() || e.failures > 0,
+      failures: e.failures,
+      ...(e.lastFailureMs === undefined ? {} : { lastFailureMs: e.lastFailureMs }),
+    }));
+  }
+
+  ids(): NodeId[] {
+    return [...this.entries.keys()];
+  }
+
+  close(): void {
+    for (const e of this.entries.values()) e.client.close();
+    this.entries.clear();
+  }
+}

@@ -1,0 +1,67 @@
+/**
+ * A node's configuration: one zod schema with defaults. Units are last in names.
+ * Sources, later ones winning: defaults, `--config FILE` (JSON), command-line flags.
+ */
+import { TesseraError } from '@tessera/core';
+import { z } from 'zod';
+
+const hostPort = z
+  .string()
+  .regex(/^[A-Za-z0-9.\-[\]:]+:\d{1,5}$/, 'expected HOST:PORT, e.g. 127.0.0.1:7000')
+  .refine((v) => Number(v.slice(v.lastIndexOf(':') + 1)) <= 65535, 'port must be 0..65535');
+
+export const nodeIdSchema = z
+  .string()
+  .regex(/^[A-Za-z0-9._-]{1,64}$/, 'node ids are 1 to 64 characters of A-Z a-z 0-9 . _ -');
+
+export const configSchema = z
+  .object({
+    nodeId: nodeIdSchema,
+    /** host:port for the HTTP API. */
+    http: hostPort,
+    /** host:port for peer gRPC traffic. */
+    peer: hostPort,
+    dataDir: z.string().min(1),
+    seeds: z.array(hostPort).max(16).default([]),
+    /** Replicas per key. */
+    n: z.number().int().min(1).max(16).default(3),
+    r: z.number().int().min(1).max(16).default(2),
+    w: z.number().int().min(1).max(16).default(2),
+    /** Q: equal partitions of the ring, fixed when the cluster is created. */
+    partitions: z.number().int().min(1).max(4096).default(64),
+    storage: z.enum(['leveldb', 'memory']).default('leveldb'),
+    /** 'process': survives a crash of the node process (LevelDB log written, not fsynced). 'fsync': survives an OS crash or power loss. */
+    durability: z.enum(['process', 'fsync']).default('process'),
+    valueBytesMax: z
+      .number()
+      .int()
+      .min(1)
+      .max(64 * 1024 * 1024)
+      .default(1024 * 1024),
+    siblingsMax: z.number().int().min(1).max(10_000).default(100),
+    /** Version vector entries per key before the oldest are pruned (paper 4.4). */
+    vvEntriesMax: z.number().int().min(4).max(1024).default(32),
+    requestTimeoutMs: z.number().int().min(10).max(120_000).default(2_000),
+    /** Peer RPC deadline for replica reads and writes inside one request. */
+    peerTimeoutMs: z.number().int().min(10).max(120_000).default(1_000),
+    gossipIntervalMs: z.number().int().min(50).max(60_000).default(1_000),
+    /** How long a peer that failed a call is skipped before it is tried again. */
+    peerRetryMs: z.number().int().min(50).max(60_000).default(2_000),
+    /** Requests coordinated at once by this node; past it, new ones get 503. */
+    inflightMax: z.number().int().min(1).max(100_000).default(5_000),
+    logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  })
+  .strict()
+  .refine((c) => c.r <= c.n && c.w <= c.n, { message: 'r and w must be at most n' });
+
+export type Config = z.infer<typeof configSchema>;
+export type ConfigInput = z.input<typeof configSchema>;
+
+export function parseConfig(input: unknown): Config {
+  const parsed = configSchema.safeParse(input);
+  if (!parsed.success) {
+    const issues = parsed.error.issues.map((i) => `${i.path.join('.') || 'config'}: ${i.message}`);
+    throw new TesseraError('BAD_REQUEST', `Invalid configuration: ${issues.join('; ')}`, { issues });
+  }
+  return parsed.data;
+}

@@ -1,0 +1,243 @@
+/**
+ * The request coordinator (paper section 5): one flow per get, put or delete. Reads go to the
+ * first N nodes of the key's preference list and answer after R replies, then repair stale
+ * replicas; writes are coordinated by a preference-list node (this one, or forwarded), which
+ * stamps the new version, stores it, sends it to the other replicas and answers after W acks.
+ */
+import {
+  applyWrite,
+  type CausalContext,
+  contextAfterWrite,
+  contextCaughtUp,
+  decodeContext,
+  EMPTY_CONTEXT,
+  EMPTY_STATE,
+  encodeContext,
+  encodeState,
+  type KeyState,
+  latestDot,
+  mergeStates,
+  type NodeId,
+  partitionOf,
+  preferenceList,
+  type Ring,
+  sameState,
+  TesseraError,
+} from '@tessera/core';
+import type { PeerDirectory } from '../cluster/peers.js';
+import type { Logger } from '../logger.js';
+import type { ReplicaStore } from '../storage/replica-store.js';
+import { collectQuorum, type ReplicaReply } from './quorum.js';
+import { Replicas } from './replicas.js';
+
+export interface CoordinatorSettings {
+  readonly n: number;
+  readonly r: number;
+  readonly w: number;
+  readonly valueBytesMax: number;
+  readonly vvEntriesMax: number;
+  readonly requestTimeoutMs: number;
+  readonly peerTimeoutMs: number;
+}
+
+export interface CoordinatorDeps {
+  readonly self: NodeId;
+  readonly settings: CoordinatorSettings;
+  readonly ring: () => Ring;
+  readonly store: ReplicaStore;
+  readonly peers: PeerDirectory;
+  readonly now: () => number;
+  readonly log: Logger;
+}
+
+export interface ReadOptions {
+  readonly r?: number;
+  readonly timeoutMs?: number;
+}
+
+export interface WriteOptions {
+  /** UTF-8 JSON bytes of the value; undefined for a delete. */
+  readonly value: Uint8Array | undefined;
+  readonly context?: string;
+  readonly w?: number;
+  readonly timeoutMs?: number;
+  /** Set when another node forwarded the write here: coordinate it, never forward it again. */
+  readonly forwarded?: boolean;
+}
+
+export interface ReadResult {
+  readonly state: KeyState;
+  readonly context: string;
+}
+
+export class Coordinator {
+  private readonly replicas: Replicas;
+
+  constructor(private readonly deps: CoordinatorDeps) {
+    this.replicas = new Replicas(deps.self, deps.store, deps.peers);
+  }
+
+  /** The key's replicas: the first N distinct nodes of its preference list. */
+  replicasFor(key: string): NodeId[] {
+    const ring = this.deps.ring();
+    return preferenceList(ring, partitionOf(ring.partitionCount, key)).slice(0, this.deps.settings.n);
+  }
+
+  async get(key: string, options: ReadOptions = {}): Promise<ReadResult> {
+    const r = this.quorum('r', options.r);
+    const timeoutMs = options.timeoutMs ?? this.deps.settings.requestTimeoutMs;
+    const state = await this.readQuorum(key, r, timeoutMs);
+    return { state, context: encodeContext(key, { vv: state.vv, dots: [] }) };
+  }
+
+  /** A put (value set) or delete (value undefined); answers with the new version's context. */
+  async write(key: string, options: WriteOptions): Promise<string> {
+    const { settings } = this.deps;
+    if (options.value !== undefined && options.value.length > settings.valueBytesMax) {
+      throw new TesseraError(
+        'VALUE_TOO_LARGE',
+        `The value is ${options.value.length} bytes serialized; the limit is ${settings.valueBytesMax}. Store large blobs elsewhere and keep a reference here.`,
+        { bytes: options.value.length, valueBytesMax: settings.valueBytesMax },
+      );
+    }
+    const context = options.context === undefined ? undefined : decodeContext(key, options.context);
+    const w = this.quorum('w', options.w);
+    const timeoutMs = options.timeoutMs ?? settings.requestTimeoutMs;
+    const replicas = this.replicasFor(key);
+    if (!replicas.includes(this.deps.self) && options.forwarded !== true) {
+      return this.forward(key, replicas, { ...options, w, timeoutMs });
+    }
+    return this.coordinateWrite(key, replicas, options.value, context, w, timeoutMs);
+  }
+
+  private async coordinateWrite(
+    key: string,
+    replicas: NodeId[],
+    value: Uint8Array | undefined,
+    given: CausalContext | undefined,
+    w: number,
+    timeoutMs: number,
+  ): Promise<string> {
+    const deadline = this.deps.now() + timeoutMs;
+    const context = given ?? (value === undefined ? await this.blindDeleteContext(key, timeoutMs) : EMPTY_CONTEXT);
+    await this.catchUp(key, context, replicas, deadline);
+    const stored = await this.deps.store.update(key, (s) => this.stamp(s, value, context));
+    const encoded = encodeState(stored);
+    const calls = replicas.map((node) => ({
+      node,
+      run: () =>
+        node === this.deps.self
+          ? Promise.resolve()
+          : this.replicas.replicate(node, key, stored, encoded, this.remaining(deadline)),
+    }));
+    await collectQuorum(calls, w, this.remaining(deadline), 'write');
+    const written = value === undefined ? undefined : latestDot(stored, this.deps.self);
+    return encodeContext(key, contextAfterWrite(context, written));
+  }
+
+  /** The coordinator's update; the store refuses it if it would grow the key past siblingsMax. */
+  private stamp(stored: KeyState, value: Uint8Array | undefined, context: CausalContext): KeyState {
+    return applyWrite(stored, {
+      node: this.deps.self,
+      context,
+      value,
+      nowMs: this.deps.now(),
+      vvEntriesMax: this.deps.settings.vvEntriesMax,
+    });
+  }
+
+  /** A delete without context removes every version a quorum read sees right now. */
+  private async blindDeleteContext(key: string, timeoutMs: number): Promise<CausalContext> {
+    const state = await this.readQuorum(key, this.deps.settings.r, timeoutMs);
+    if (state.siblings.length === 0) {
+      throw new TesseraError('NOT_FOUND', `Key "${key}" has no value to delete.`);
+    }
+    return { vv: state.vv, dots: [] };
+  }
+
+  /**
+   * A context may name versions this replica has not received yet (it answered late or was down);
+   * fetch them from the other replicas first so the write supersedes exactly what the client saw.
+   */
+  private async catchUp(key: string, context: CausalContext, replicas: NodeId[], deadline: number): Promise<void> {
+    const local = (await this.deps.store.read(key)) ?? EMPTY_STATE;
+    if (contextCaughtUp(local, context)) return;
+    const others = replicas.filter((n) => n !== this.deps.self);
+    const states = await Promise.allSettled(
+      others.map((n) => this.replicas.read(n, key, Math.min(this.remaining(deadline), this.deps.settings.peerTimeoutMs))),
+    );
+    const merged = states.reduce<KeyState>(
+      (acc, s) => (s.status === 'fulfilled' && s.value !== undefined ? mergeStates(acc, s.value) : acc),
+      EMPTY_STATE,
+    );
+    if (merged !== EMPTY_STATE) await this.deps.store.merge(key, merged);
+  }
+
+  private async forward(key: string, replicas: NodeId[], options: WriteOptions & { w: number; timeoutMs: number }): Promise<string> {
+    const { peers } = this.deps;
+    const ordered = [...replicas.filter((n) => !peers.isDown(n)), ...replicas.filter((n) => peers.isDown(n))];
+    const deadline = this.deps.now() + options.timeoutMs;
+    let lastError: unknown;
+    for (const node of ordered) {
+      const client = peers.client(node);
+      if (client === undefined) continue;
+      try {
+        const timeoutMs = this.remaining(deadline);
+        const request = { key, w: options.w, timeoutMs, ...pick(options, 'value', 'context') };
+        const reply = await client.coordinate(request, timeoutMs);
+        peers.markAlive(node);
+        return reply.context;
+      } catch (err) {
+        // Only an unreachable coordinator is surely untouched; anything else may have been applied.
+        if (!TesseraError.is(err) || err.code !== 'PEER_UNAVAILABLE') throw err;
+        peers.markFailed(node, err);
+        lastError = err;
+      }
+    }
+    throw new TesseraError(
+      'INSUFFICIENT_REPLICAS',
+      `None of the key's ${replicas.length} replicas could coordinate the write. Retry when more nodes are up.`,
+      { needed: 1, answered: 0, asked: replicas.length, cause: TesseraError.is(lastError) ? lastError.code : undefined },
+    );
+  }
+
+  private async readQuorum(key: string, r: number, timeoutMs: number): Promise<KeyState> {
+    const replicas = this.replicasFor(key);
+    const peerTimeoutMs = Math.min(timeoutMs, this.deps.settings.peerTimeoutMs);
+    const calls = replicas.map((node) => ({ node, run: () => this.replicas.read(node, key, peerTimeoutMs) }));
+    const outcome = await collectQuorum(calls, r, timeoutMs, 'read');
+    const state = outcome.replies.reduce<KeyState>((acc, reply) => mergeStates(acc, reply.value ?? EMPTY_STATE), EMPTY_STATE);
+    outcome.settled.then((all) => this.readRepair(key, all), () => {});
+    return state;
+  }
+
+  /** Paper section 5: once every replica answered (or failed), bring the stale ones up to date. */
+  private readRepair(key: string, replies: ReplicaReply<KeyState | undefined>[]): void {
+    const ok = replies.filter((r) => r.ok);
+    const merged = ok.reduce<KeyState>((acc, r) => mergeStates(acc, r.value ?? EMPTY_STATE), EMPTY_STATE);
+    if (merged.vv.length === 0) return;
+    for (const reply of ok) {
+      if (reply.value !== undefined && sameState(reply.value, merged)) continue;
+      this.replicas.repair(reply.node, key, merged, this.deps.settings.peerTimeoutMs);
+    }
+  }
+
+  private quorum(kind: 'r' | 'w', requested: number | undefined): number {
+    const { n } = this.deps.settings;
+    const value = requested ?? this.deps.settings[kind];
+    if (!Number.isInteger(value) || value < 1 || value > n) {
+      throw new TesseraError('INVALID_QUORUM', `${kind} must be a whole number from 1 to N (${n}); got ${value}.`, { [kind]: value, n });
+    }
+    return value;
+  }
+
+  private remaining(deadline: number): number {
+    return Math.max(1, deadline - this.deps.now());
+  }
+}
+
+function pick<T extends object, K extends keyof T>(obj: T, ...keys: K[]): Partial<Pick<T, K>> {
+  const out: Partial<Pick<T, K>> = {};
+  for (const k of keys) if (obj[k] !== undefined) out[k] = obj[k];
+  return out;
+}

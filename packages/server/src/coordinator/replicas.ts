@@ -1,0 +1,53 @@
+/**
+ * One way to reach a replica, whether it is this node (the local store) or a peer (gRPC):
+ * the coordinator never cares which. Outcomes feed the local failure detector.
+ */
+import { decodeState, encodeState, type KeyState, type NodeId, TesseraError } from '@tessera/core';
+import type { PeerDirectory } from '../cluster/peers.js';
+import type { ReplicaStore } from '../storage/replica-store.js';
+
+/** Peer replies are decoded with bounds, so a hostile or broken peer cannot exhaust memory. */
+const DECODE_LIMITS = { entriesMax: 1024, siblingsMax: 10_000 };
+
+export class Replicas {
+  constructor(
+    private readonly self: NodeId,
+    private readonly store: ReplicaStore,
+    private readonly peers: PeerDirectory,
+  ) {}
+
+  async read(node: NodeId, key: string, timeoutMs: number): Promise<KeyState | undefined> {
+    if (node === this.self) return this.store.read(key);
+    const bytes = await this.call(node, (c) => c.read(key, timeoutMs));
+    return bytes === undefined ? undefined : decodeState(bytes, DECODE_LIMITS);
+  }
+
+  /** Merges `state` into `node`'s copy; `encoded` is `encodeState(state)`, made once per write. */
+  async replicate(node: NodeId, key: string, state: KeyState, encoded: Uint8Array, timeoutMs: number): Promise<void> {
+    if (node === this.self) {
+      await this.store.merge(key, state);
+      return;
+    }
+    await this.call(node, (c) => c.replicate(key, encoded, timeoutMs));
+  }
+
+  /** Sends a merged state to `node` without waiting (read repair); failures only mark the peer. */
+  repair(node: NodeId, key: string, state: KeyState, timeoutMs: number): void {
+    this.replicate(node, key, state, encodeState(state), timeoutMs).catch(() => {});
+  }
+
+  private async call<T>(node: NodeId, fn: (client: NonNullable<ReturnType<PeerDirectory['client']>>) => Promise<T>): Promise<T> {
+    const client = this.peers.client(node);
+    if (client === undefined) {
+      throw new TesseraError('PEER_UNAVAILABLE', `Node ${node} is not a known member; its address is not known yet.`, { peer: node });
+    }
+    try {
+      const result = await fn(client);
+      this.peers.markAlive(node);
+      return result;
+    } catch (err) {
+      if (TesseraError.is(err) && (err.code === 'PEER_UNAVAILABLE' || err.code === 'TIMEOUT')) this.peers.markFailed(node, err);
+      throw err;
+    }
+  }
+}

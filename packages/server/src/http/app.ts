@@ -1,0 +1,68 @@
+/**
+ * The HTTP API (fastify): client key-value calls, cluster and admin calls, health and metrics.
+ * Every error leaves as `{ "error": { code, message, details? } }` with the status from the one
+ * code table; nothing a client sends produces a 500.
+ */
+import { ERROR_CODES, TesseraError } from '@tessera/core';
+import Fastify, { type FastifyBaseLogger, type FastifyError, type FastifyInstance, type FastifyReply } from 'fastify';
+import type { Logger } from '../logger.js';
+import type { TesseraNode } from '../node/node.js';
+import { registerClusterRoutes } from './cluster-routes.js';
+import { registerKvRoutes } from './kv-routes.js';
+
+/** Room for the context and JSON framing around a value of valueBytesMax. */
+const BODY_OVERHEAD_BYTES = 64 * 1024;
+
+export function createHttpApp(node: TesseraNode, log: Logger): FastifyInstance {
+  const app = Fastify({
+    loggerInstance: log as FastifyBaseLogger,
+    disableRequestLogging: true,
+    bodyLimit: node.config.valueBytesMax + BODY_OVERHEAD_BYTES,
+    maxParamLength: 8 * 1024,
+    connectionTimeout: 60_000,
+    requestTimeout: 120_000,
+    return503OnClosing: true,
+  });
+  // JSON only: a text body is a mistake worth a clear 415, not a string value.
+  app.removeContentTypeParser('text/plain');
+  app.setErrorHandler((err: FastifyError, _req, reply) => sendError(reply, toTesseraError(err, log)));
+  app.setNotFoundHandler((req, reply) =>
+    sendError(reply, new TesseraError('ROUTE_NOT_FOUND', `No endpoint ${req.method} ${req.url.split('?')[0]}. See docs/api.md.`)),
+  );
+  registerKvRoutes(app, node);
+  registerClusterRoutes(app, node);
+  return app;
+}
+
+export function sendError(reply: FastifyReply, err: TesseraError): FastifyReply {
+  if (err.code === 'OVERLOADED' || err.code === 'NODE_NOT_READY') reply.header('retry-after', '1');
+  return reply.code(err.httpStatus).type('application/json').send({ error: err.toJSON() });
+}
+
+/** Maps fastify's own errors (bad JSON, huge bodies, wrong media type) onto our codes. */
+function toTesseraError(err: FastifyError, log: Logger): TesseraError {
+  if (TesseraError.is(err)) {
+    if (ERROR_CODES[err.code].http >= 500 && err.code !== 'INSUFFICIENT_REPLICAS' && err.code !== 'TIMEOUT') {
+      log.error({ err }, 'request failed');
+    }
+    return err;
+  }
+  switch (err.code) {
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return new TesseraError('VALUE_TOO_LARGE', 'The request body is larger than this node accepts. Send a smaller value.');
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return new TesseraError('UNSUPPORTED_MEDIA_TYPE', 'Send the body as JSON with the header Content-Type: application/json.');
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return new TesseraError('INVALID_JSON', 'The body is empty but Content-Type says JSON. Send a JSON object, or no Content-Type.');
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+      return new TesseraError('INVALID_JSON', `The body is not valid JSON: ${err.message}`);
+  }
+  if (err instanceof SyntaxError || err.statusCode === 400) {
+    return new TesseraError('INVALID_JSON', `The body is not valid JSON: ${err.message}`);
+  }
+  if (err.statusCode !== undefined && err.statusCode >= 400 && err.statusCode < 500) {
+    return new TesseraError('BAD_REQUEST', err.message);
+  }
+  log.error({ err }, 'unexpected error');
+  return new TesseraError('INTERNAL', 'An unexpected error happened in the node; it is logged. Please report it.');
+}

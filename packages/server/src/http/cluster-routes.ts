@@ -1,0 +1,69 @@
+/** Cluster, admin, health and metrics endpoints (see docs/api.md). */
+import { partitionCounts, partitionOf, preferenceList, TesseraError } from '@tessera/core';
+import type { FastifyInstance } from 'fastify';
+import type { TesseraNode } from '../node/node.js';
+import { joinBodySchema, parseInput, removeBodySchema, validateKey } from './schemas.js';
+
+export type MemberView = 'up' | 'down' | 'joining' | 'leaving';
+
+export function registerClusterRoutes(app: FastifyInstance, node: TesseraNode): void {
+  app.get('/health', async () => ({ status: 'ok', nodeId: node.nodeId }));
+
+  app.get('/metrics', async (_req, reply) => {
+    node.metrics.peersDown.set(node.peers.health().filter((p) => p.down).length);
+    node.metrics.ringVersion.set(node.view.require().ring.version);
+    return reply.type(node.metrics.registry.contentType).send(await node.metrics.registry.metrics());
+  });
+
+  app.get('/v1/preference-list/:key', async (req) => {
+    const key = validateKey((req.params as { key?: unknown }).key);
+    const ring = node.view.require().ring;
+    const partition = partitionOf(ring.partitionCount, key);
+    return { key, partition, n: node.config.n, nodes: preferenceList(ring, partition) };
+  });
+
+  app.get('/v1/status', async () => status(node));
+
+  app.post('/v1/admin/join', async (req) => {
+    parseInput(joinBodySchema, req.body, 'body');
+    const state = node.view.require();
+    throw new TesseraError(
+      'JOIN_REFUSED',
+      `This node already belongs to cluster ${state.clusterId}. To add a node, start it with an empty --data-dir and --seed HOST:PORT.`,
+    );
+  });
+
+  app.post('/v1/admin/leave', async () => {
+    throw new TesseraError('NOT_SUPPORTED', 'Leaving with partition transfer is not available yet. Stop the node instead; its replicas keep serving.');
+  });
+
+  app.post('/v1/admin/remove', async (req) => {
+    parseInput(removeBodySchema, req.body, 'body');
+    throw new TesseraError('NOT_SUPPORTED', 'Removing a member with re-replication is not available yet.');
+  });
+}
+
+export function status(node: TesseraNode) {
+  const state = node.view.require();
+  const counts = partitionCounts(state.ring);
+  const health = new Map(node.peers.health().map((h) => [h.nodeId, h]));
+  return {
+    nodeId: node.nodeId,
+    pid: process.pid,
+    clusterId: state.clusterId,
+    n: node.config.n,
+    r: node.config.r,
+    w: node.config.w,
+    partitionCount: state.ring.partitionCount,
+    ringVersion: state.ring.version,
+    storage: node.engineKind,
+    durability: node.config.durability,
+    members: state.members
+      .filter((m) => m.status !== 'removed')
+      .map((m) => {
+        const view: MemberView =
+          m.status === 'joining' || m.status === 'leaving' ? m.status : health.get(m.nodeId)?.down ? 'down' : 'up';
+        return { nodeId: m.nodeId, http: m.http, peer: m.peer, status: view, partitions: counts.get(m.nodeId) ?? 0 };
+      }),
+  };
+}

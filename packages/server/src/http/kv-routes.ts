@@ -1,0 +1,91 @@
+/** GET, PUT and DELETE /v1/kv/:key — the client API (see docs/api.md). */
+import { encodeContext, TesseraError } from '@tessera/core';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { TesseraNode } from '../node/node.js';
+import { renderSiblings } from './render.js';
+import { deleteBodySchema, parseInput, putBodySchema, readQuerySchema, validateKey, writeQuerySchema } from './schemas.js';
+
+type Op = 'get' | 'put' | 'delete' | 'get_local';
+
+export function registerKvRoutes(app: FastifyInstance, node: TesseraNode): void {
+  let inflight = 0;
+  const guarded =
+    (op: Op, handler: (req: FastifyRequest, reply: FastifyReply) => Promise<unknown>) =>
+    async (req: FastifyRequest, reply: FastifyReply): Promise<unknown> => {
+      if (inflight >= node.config.inflightMax) {
+        node.metrics.requests.inc({ op, outcome: 'OVERLOADED' });
+        throw new TesseraError('OVERLOADED', `This node is serving ${inflight} requests, its limit. Retry after a second.`);
+      }
+      inflight++;
+      node.metrics.inflight.set(inflight);
+      const end = node.metrics.latency.startTimer({ op });
+      try {
+        const result = await handler(req, reply);
+        node.metrics.requests.inc({ op, outcome: reply.statusCode < 400 ? 'ok' : 'NOT_FOUND' });
+        return result;
+      } catch (err) {
+        node.metrics.requests.inc({ op, outcome: TesseraError.is(err) ? err.code : 'INTERNAL' });
+        throw err;
+      } finally {
+        inflight--;
+        node.metrics.inflight.set(inflight);
+        end();
+      }
+    };
+
+  app.get('/v1/kv/:key', guarded('get', (req, reply) => getKey(node, req, reply)));
+  app.put('/v1/kv/:key', guarded('put', (req) => putKey(node, req)));
+  app.delete('/v1/kv/:key', guarded('delete', (req) => deleteKey(node, req)));
+}
+
+function keyOf(req: FastifyRequest): string {
+  return validateKey((req.params as { key?: unknown }).key);
+}
+
+async function getKey(node: TesseraNode, req: FastifyRequest, reply: FastifyReply): Promise<unknown> {
+  const key = keyOf(req);
+  const query = parseInput(readQuerySchema, req.query, 'query');
+  const { state, context } =
+    query.local === 'true'
+      ? await localRead(node, key)
+      : await node.coordinator.get(key, {
+          ...(query.r === undefined ? {} : { r: query.r }),
+          ...(query.timeoutMs === undefined ? {} : { timeoutMs: query.timeoutMs }),
+        });
+  if (state.siblings.length === 0) {
+    const body = { error: { code: 'NOT_FOUND', message: `Key "${key}" has no value.` }, ...(state.vv.length > 0 ? { context } : {}) };
+    return reply.code(404).send(body);
+  }
+  node.metrics.siblings.observe(state.siblings.length);
+  return reply.type('application/json').send(renderSiblings(key, context, state));
+}
+
+async function localRead(node: TesseraNode, key: string) {
+  const state = (await node.store.read(key)) ?? { vv: [], siblings: [] };
+  return { state, context: encodeContext(key, { vv: state.vv, dots: [] }) };
+}
+
+async function putKey(node: TesseraNode, req: FastifyRequest): Promise<unknown> {
+  const key = keyOf(req);
+  const query = parseInput(writeQuerySchema, req.query, 'query');
+  const body = parseInput(putBodySchema, req.body, 'body');
+  const value = Buffer.from(JSON.stringify(body.value), 'utf8');
+  const context = await node.coordinator.write(key, { value, ...writeOptions(query, body.context) });
+  return { context };
+}
+
+async function deleteKey(node: TesseraNode, req: FastifyRequest): Promise<unknown> {
+  const key = keyOf(req);
+  const query = parseInput(writeQuerySchema, req.query, 'query');
+  const body = parseInput(deleteBodySchema, req.body, 'body');
+  const context = await node.coordinator.write(key, { value: undefined, ...writeOptions(query, body.context) });
+  return { context };
+}
+
+function writeOptions(query: { w?: number | undefined; timeoutMs?: number | undefined }, context: string | undefined) {
+  return {
+    ...(query.w === undefined ? {} : { w: query.w }),
+    ...(query.timeoutMs === undefined ? {} : { timeoutMs: query.timeoutMs }),
+    ...(context === undefined ? {} : { context }),
+  };
+}

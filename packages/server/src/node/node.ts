@@ -1,0 +1,144 @@
+/**
+ * A Tessera node: opens storage, joins or creates a cluster, serves peers over gRPC and clients
+ * over HTTP, and gossips. Everything is wired here; the pieces know only their interfaces.
+ */
+import { randomUUID } from 'node:crypto';
+import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { type ClusterState, createRing, type Member, TesseraError } from '@tessera/core';
+import type { FastifyInstance } from 'fastify';
+import { ClusterView } from '../cluster/cluster-view.js';
+import { Gossip } from '../cluster/gossip.js';
+import { PeerDirectory } from '../cluster/peers.js';
+import type { Config } from '../config.js';
+import { Coordinator } from '../coordinator/coordinator.js';
+import { createHttpApp } from '../http/app.js';
+import type { Logger } from '../logger.js';
+import type { StorageEngine } from '../storage/engine.js';
+import { LevelEngine } from '../storage/level-engine.js';
+import { MemoryEngine } from '../storage/memory-engine.js';
+import { ReplicaStore } from '../storage/replica-store.js';
+import { createPeerClient } from '../transport/grpc-client.js';
+import { startPeerServer } from '../transport/grpc-server.js';
+import { joinThroughSeeds } from './join.js';
+import { NodeMetrics } from './metrics.js';
+import { PeerHandler } from './peer-handler.js';
+
+export class TesseraNode {
+  private constructor(
+    readonly config: Config,
+    readonly view: ClusterView,
+    readonly peers: PeerDirectory,
+    readonly coordinator: Coordinator,
+    readonly store: ReplicaStore,
+    readonly metrics: NodeMetrics,
+    private readonly engine: StorageEngine,
+    private readonly gossip: Gossip,
+    private readonly closers: Array<() => Promise<void>>,
+    private readonly log: Logger,
+  ) {}
+
+  static async start(config: Config, log: Logger): Promise<TesseraNode> {
+    const closers: Array<() => Promise<void>> = [];
+    try {
+      return await TesseraNode.boot(config, log, closers);
+    } catch (err) {
+      for (const close of closers.reverse()) await close().catch(() => {});
+      throw err;
+    }
+  }
+
+  private static async boot(config: Config, log: Logger, closers: Array<() => Promise<void>>): Promise<TesseraNode> {
+    const engine = await openEngine(config);
+    closers.push(() => engine.close());
+    const view = new ClusterView(engine);
+    const self: Member = { nodeId: config.nodeId, http: config.http, peer: config.peer, status: 'member', incarnation: 1 };
+    const handler = new PeerHandler(view, config.n, log.child({ component: 'peer-handler' }));
+    const [peerHost, peerPort] = splitHostPort(config.peer);
+    const server = await startPeerServer(handler, { host: peerHost, port: peerPort, logger: log.child({ component: 'grpc' }) });
+    closers.push(() => server.close());
+
+    const state = (await view.load(config.nodeId)) ?? (await TesseraNode.firstState(config, self, view, log));
+    log.info({ clusterId: state.clusterId, ringVersion: state.ring.version, members: state.members.length }, 'cluster state ready');
+
+    const peers = new PeerDirectory(config.nodeId, (address) => createPeerClient(address, { logger: log.child({ component: 'peer-client' }) }), config.peerRetryMs, Date.now, log.child({ component: 'peers' }));
+    peers.sync(state);
+    view.onChange((s) => peers.sync(s));
+    closers.push(async () => peers.close());
+
+    const store = new ReplicaStore(engine, { partitionCount: state.ring.partitionCount, sync: config.durability === 'fsync', siblingsMax: config.siblingsMax });
+    const coordinator = new Coordinator({
+      self: config.nodeId,
+      settings: config,
+      ring: () => view.require().ring,
+      store,
+      peers,
+      now: Date.now,
+      log: log.child({ component: 'coordinator' }),
+    });
+    handler.ready({ store, coordinator });
+
+    const gossip = new Gossip({ view, peers, intervalMs: config.gossipIntervalMs, timeoutMs: config.peerTimeoutMs, random: Math.random, log: log.child({ component: 'gossip' }) });
+    gossip.start();
+    closers.push(async () => gossip.stop());
+
+    const metrics = new NodeMetrics();
+    const node = new TesseraNode(config, view, peers, coordinator, store, metrics, engine, gossip, closers, log);
+    const app = createHttpApp(node, log.child({ component: 'http' }));
+    const [httpHost, httpPort] = splitHostPort(config.http);
+    await app.listen({ host: httpHost, port: httpPort });
+    closers.push(() => app.close());
+    log.info({ http: config.http, peer: config.peer }, 'node ready');
+    return node;
+  }
+
+  /** A new data dir: create a cluster, or join the one the seeds belong to. */
+  private static async firstState(config: Config, self: Member, view: ClusterView, log: Logger): Promise<ClusterState> {
+    if (config.seeds.length > 0) {
+      const joined = await joinThroughSeeds(self, config.seeds, log.child({ component: 'join' }));
+      await view.set(joined);
+      return joined;
+    }
+    const created: ClusterState = { clusterId: randomUUID(), ring: createRing(config.partitions, config.nodeId), members: [self] };
+    await view.set(created);
+    log.info({ clusterId: created.clusterId, partitions: config.partitions }, 'created a new cluster');
+    return created;
+  }
+
+  get nodeId(): string {
+    return this.config.nodeId;
+  }
+
+  get engineKind(): string {
+    return this.engine.kind;
+  }
+
+  gossipRounds(): number {
+    return this.gossip.rounds;
+  }
+
+  async stop(): Promise<void> {
+    this.log.info('node stopping');
+    for (const close of this.closers.reverse()) await close().catch((err: unknown) => this.log.warn({ err }, 'error while stopping'));
+  }
+}
+
+async function openEngine(config: Config): Promise<StorageEngine> {
+  if (config.storage === 'memory') {
+    const engine = new MemoryEngine();
+    await engine.open();
+    return engine;
+  }
+  await mkdir(config.dataDir, { recursive: true });
+  const engine = new LevelEngine(join(config.dataDir, 'db'));
+  await engine.open();
+  return engine;
+}
+
+export function splitHostPort(address: string): [string, number] {
+  const i = address.lastIndexOf(':');
+  if (i <= 0) throw new TesseraError('BAD_REQUEST', `Expected HOST:PORT, got "${address}".`);
+  return [address.slice(0, i).replace(/^\[|\]$/g, ''), Number(address.slice(i + 1))];
+}
+
+export type { FastifyInstance };

@@ -1,0 +1,98 @@
+/**
+ * What this node does for its peers: replica reads and writes, forwarded writes, gossip, joins.
+ * The gRPC server validated the shapes; contents are validated here as they are decoded.
+ */
+import { type ClusterState, claim, decodeState, type Member, TesseraError } from '@tessera/core';
+import type { ClusterView } from '../cluster/cluster-view.js';
+import type { Coordinator } from '../coordinator/coordinator.js';
+import type { Logger } from '../logger.js';
+import type { ReplicaStore } from '../storage/replica-store.js';
+import type { CoordinateReply, CoordinateRequest, PeerApi } from '../transport/peer-api.js';
+
+/** Bounds on what a peer may send in one state. */
+const DECODE_LIMITS = { entriesMax: 1024, siblingsMax: 10_000 };
+
+export interface Serving {
+  readonly store: ReplicaStore;
+  readonly coordinator: Coordinator;
+}
+
+export class PeerHandler implements PeerApi {
+  private serving: Serving | undefined;
+  private joins: Promise<unknown> = Promise.resolve();
+
+  constructor(
+    private readonly view: ClusterView,
+    private readonly n: number,
+    private readonly log: Logger,
+  ) {}
+
+  /** Called once the node has a cluster and a store; until then data calls get NODE_NOT_READY. */
+  ready(serving: Serving): void {
+    this.serving = serving;
+  }
+
+  async read(key: string): Promise<Uint8Array | undefined> {
+    return this.require().store.readEncoded(key);
+  }
+
+  async replicate(key: string, state: Uint8Array): Promise<void> {
+    await this.require().store.merge(key, decodeState(state, DECODE_LIMITS));
+  }
+
+  async coordinate(request: CoordinateRequest): Promise<CoordinateReply> {
+    const context = await this.require().coordinator.write(request.key, {
+      value: request.value,
+      forwarded: true,
+      timeoutMs: request.timeoutMs,
+      ...(request.context === undefined ? {} : { context: request.context }),
+      ...(request.w === undefined ? {} : { w: request.w }),
+    });
+    return { context };
+  }
+
+  async gossip(state: ClusterState): Promise<ClusterState> {
+    this.view.require();
+    await this.view.merge(state);
+    return this.view.require();
+  }
+
+  /** Admits `member` (serialized, so two joins through this node never claim the same partitions). */
+  join(member: Member): Promise<ClusterState> {
+    const result = this.joins.then(() => this.admit(member));
+    this.joins = result.catch(() => {});
+    return result;
+  }
+
+  private async admit(member: Member): Promise<ClusterState> {
+    const state = this.view.require();
+    const known = state.members.find((m) => m.nodeId === member.nodeId);
+    if (known !== undefined && known.status !== 'removed') {
+      if (known.http !== member.http || known.peer !== member.peer) {
+        throw new TesseraError(
+          'JOIN_REFUSED',
+          `Node id "${member.nodeId}" is already a member at ${known.peer}. Pick another --node-id, or restart that node with its own data dir.`,
+        );
+      }
+      return state;
+    }
+    const ring = claim(state.ring, member.nodeId, this.n);
+    const next: ClusterState = {
+      ...state,
+      ring,
+      members: [...state.members.filter((m) => m.nodeId !== member.nodeId), { ...member, status: 'member' as const }].sort((a, b) =>
+        a.nodeId < b.nodeId ? -1 : 1,
+      ),
+    };
+    await this.view.set(next);
+    this.log.info({ joined: member.nodeId, ringVersion: ring.version }, 'node joined the cluster');
+    return next;
+  }
+
+  private require(): Serving {
+    if (this.serving === undefined) {
+      throw new TesseraError('NODE_NOT_READY', 'This node is still starting; retry shortly.');
+    }
+    return this.serving;
+  }
+}

@@ -1,0 +1,45 @@
+/**
+ * The pluggable persistence layer (paper section 5): a small interface every engine implements.
+ * Keys are strings, values bytes. Namespaces keep primary data, hints and node metadata apart.
+ * `conformance.ts` is the suite every engine must pass.
+ */
+
+export type Namespace = 'data' | 'hints' | 'meta';
+
+export interface BatchOp {
+  readonly type: 'put' | 'del';
+  readonly ns: Namespace;
+  readonly key: string;
+  /** Required for 'put'. */
+  readonly value?: Uint8Array;
+}
+
+export interface KeyRange {
+  /** Inclusive lower bound. */
+  readonly gte?: string;
+  /** Exclusive upper bound. */
+  readonly lt?: string;
+  /** At most this many entries. */
+  readonly limit?: number;
+}
+
+export interface WriteOptions {
+  /** fsync before resolving: survives an OS crash or power loss, not only a process crash. */
+  readonly sync?: boolean;
+}
+
+export interface StorageEngine {
+  /** A name for logs and metrics, e.g. "leveldb" or "memory". */
+  readonly kind: string;
+  open(): Promise<void>;
+  close(): Promise<void>;
+  get(ns: Namespace, key: string): Promise<Uint8Array | undefined>;
+  /** Applies every op or none. */
+  batch(ops: readonly BatchOp[], options?: WriteOptions): Promise<void>;
+  /**
+   * Entries of one namespace in key order: Unicode code point order, which is the byte order of
+   * the keys' UTF-8 (what LevelDB sorts by). Keys and bounds must be well-formed Unicode (no lone
+   * surrogates): they are stored as UTF-8, so an engine rejects them with INVALID_KEY.
+   */
+  iterate(ns: Namespace, range?: KeyRange): AsyncIterable<[string, Uint8Array]>;
+}

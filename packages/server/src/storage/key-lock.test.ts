@@ -1,0 +1,54 @@
+import { describe, expect, it } from 'vitest';
+import { KeyLock } from './key-lock.js';
+
+function deferred(): { promise: Promise<void>; resolve: () => void } {
+  let resolve!: () => void;
+  const promise = new Promise<void>((r) => {
+    resolve = r;
+  });
+  return { promise, resolve };
+}
+
+describe('KeyLock', () => {
+  it('runs tasks for one key one at a time, in call order', async () => {
+    const lock = new KeyLock();
+    const events: string[] = [];
+    const gate = deferred();
+    const first = lock.run('k', async () => {
+      events.push('first start');
+      await gate.promise;
+      events.push('first end');
+    });
+    const second = lock.run('k', async () => {
+      events.push('second');
+    });
+    await Promise.resolve();
+    expect(events).toEqual(['first start']);
+    gate.resolve();
+    await Promise.all([first, second]);
+    expect(events).toEqual(['first start', 'first end', 'second']);
+  });
+
+  it('runs tasks for different keys in parallel', async () => {
+    const lock = new KeyLock();
+    const gate = deferred();
+    const blocked = lock.run('a', () => gate.promise);
+    await expect(lock.run('b', async () => 'b done')).resolves.toBe('b done');
+    gate.resolve();
+    await blocked;
+  });
+
+  it('passes a failure to its caller, releases the key, and forgets idle keys', async () => {
+    const lock = new KeyLock();
+    const failing = lock.run('k', async () => {
+      throw new Error('boom');
+    });
+    const next = lock.run('k', async () => 42);
+    expect(lock.size).toBe(1);
+    await expect(failing).rejects.toThrow('boom');
+    await expect(next).resolves.toBe(42);
+    expect(lock.size).toBe(0);
+    await Promise.all(Array.from({ length: 100 }, (_, i) => lock.run(`key-${i % 10}`, async () => i)));
+    expect(lock.size).toBe(0);
+  });
+});

@@ -1,0 +1,159 @@
+/**
+ * The default engine: LevelDB through classic-level, one database per data dir.
+ *
+ * Layout: one flat LevelDB keyspace, keys UTF-8, values raw bytes. A namespace is a two-character
+ * key prefix (`d!` data, `h!` hints, `m!` meta), so `data` key `0003/cart:7` is stored as
+ * `d!0003/cart:7`. A namespace's entries are the keys from `d!` (inclusive) to `d"` (exclusive):
+ * `"` is the character after `!`, so user keys may contain any character, `!` included, without
+ * leaking into another namespace.
+ *
+ * Durability: LevelDB appends every batch to its write-ahead log before the batch resolves, so a
+ * killed process loses nothing acknowledged; `{ sync: true }` also fsyncs the log, for power loss.
+ */
+import { TesseraError } from '@tessera/core';
+import { ClassicLevel } from 'classic-level';
+import { BaseEngine, type CheckedRange } from './base-engine.js';
+import type { BatchOp, Namespace } from './engine.js';
+
+export const LEVEL_KEY_PREFIXES: Readonly<Record<Namespace, string>> = Object.freeze({
+  data: 'd!',
+  hints: 'h!',
+  meta: 'm!',
+});
+
+/** The end of a prefix's range: the prefix with its separator `!` bumped to `"`. */
+const RANGE_END_SEPARATOR = '"';
+
+type Db = ClassicLevel<string, Uint8Array>;
+
+export class LevelEngine extends BaseEngine {
+  readonly kind = 'leveldb';
+  private db: Db | undefined;
+
+  constructor(readonly dir: string) {
+    super();
+  }
+
+  protected async _open(): Promise<void> {
+    // Created here, not in the constructor: classic-level opens itself a tick after construction.
+    const db: Db = new ClassicLevel<string, Uint8Array>(this.dir, {
+      keyEncoding: 'utf8',
+      valueEncoding: 'view',
+    });
+    try {
+      await db.open();
+    } catch (err) {
+      throw openFailure(this.dir, err);
+    }
+    this.db = db;
+  }
+
+  protected async _close(): Promise<void> {
+    const db = this.db;
+    this.db = undefined;
+    try {
+      await db?.close();
+    } catch (err) {
+      throw failure(`Closing the LevelDB data dir ${this.dir} failed`, this.dir, err);
+    }
+  }
+
+  protected async _get(ns: Namespace, key: string): Promise<Uint8Array | undefined> {
+    try {
+      const value = await this.handle().get(LEVEL_KEY_PREFIXES[ns] + key);
+      return value === undefined ? undefined : plain(value);
+    } catch (err) {
+      throw failure(`Reading ${ns} key ${JSON.stringify(key)} failed`, this.dir, err);
+    }
+  }
+
+  protected async _batch(ops: readonly BatchOp[], sync: boolean): Promise<void> {
+    const levelOps = ops.map((op) =>
+      op.type === 'put'
+        ? { type: 'put' as const, key: LEVEL_KEY_PREFIXES[op.ns] + op.key, value: op.value! }
+        : { type: 'del' as const, key: LEVEL_KEY_PREFIXES[op.ns] + op.key },
+    );
+    try {
+      await this.handle().batch(levelOps, { sync });
+    } catch (err) {
+      throw failure(`Writing a batch of ${ops.length} ops failed`, this.dir, err);
+    }
+  }
+
+  protected async *_iterate(ns: Namespace, range: CheckedRange): AsyncIterable<[string, Uint8Array]> {
+    const prefix = LEVEL_KEY_PREFIXES[ns];
+    const gte = prefix + (range.gte ?? '');
+    const lt = range.lt === undefined ? prefix.slice(0, -1) + RANGE_END_SEPARATOR : prefix + range.lt;
+    try {
+      for await (const [key, value] of this.handle().iterator({ gte, lt, limit: range.limit })) {
+        yield [key.slice(prefix.length), plain(value)];
+      }
+    } catch (err) {
+      throw failure(`Iterating the ${ns} namespace failed`, this.dir, err);
+    }
+  }
+
+  private handle(): Db {
+    if (this.db !== undefined) return this.db;
+    throw new TesseraError('STORAGE_FAILURE', `The LevelDB data dir ${this.dir} is not open.`, {
+      dir: this.dir,
+    });
+  }
+}
+
+/**
+ * classic-level hands out Node Buffers, whose `slice` is a view, not a copy; callers get a plain
+ * Uint8Array over the same (freshly copied) memory.
+ */
+function plain(value: Uint8Array): Uint8Array {
+  return new Uint8Array(value.buffer, value.byteOffset, value.byteLength);
+}
+
+/** The `code`s along an error's cause chain, outermost first (abstract-level wraps native errors). */
+function levelCodes(err: unknown): string[] {
+  const codes: string[] = [];
+  for (let e: unknown = err, depth = 0; e instanceof Error && depth < 4; e = e.cause, depth++) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === 'string') codes.push(code);
+  }
+  return codes;
+}
+
+function openFailure(dir: string, err: unknown): TesseraError {
+  if (levelCodes(err).includes('LEVEL_LOCKED')) {
+    return new TesseraError(
+      'STORAGE_FAILURE',
+      `Cannot open the data dir ${dir}: its LevelDB is locked. Is another node using this data dir? ` +
+        'Stop that node, or give this one its own --data-dir.',
+      { dir, levelCode: 'LEVEL_LOCKED' },
+      { cause: err },
+    );
+  }
+  return failure(
+    `Cannot open the data dir ${dir} (check it is a writable directory that holds a Tessera LevelDB, ` +
+      'and that the disk has space)',
+    dir,
+    err,
+  );
+}
+
+function failure(action: string, dir: string, err: unknown): TesseraError {
+  if (TesseraError.is(err)) return err;
+  const codes = levelCodes(err);
+  const reason = innermostMessage(err);
+  const hint = codes.includes('LEVEL_DATABASE_NOT_OPEN')
+    ? 'The engine was closed, or is closing; open it again before using it.'
+    : 'The disk may be full, read-only or failing; check the node log and the data dir.';
+  return new TesseraError(
+    'STORAGE_FAILURE',
+    `${action}: ${reason}. ${hint}`,
+    { dir, levelCode: codes.at(-1) },
+    { cause: err },
+  );
+}
+
+function innermostMessage(err: unknown): string {
+  let e: unknown = err;
+  for (let depth = 0; e instanceof Error && e.cause instanceof Error && depth < 4; depth++) e = e.cause;
+  return e instanceof Error ? e.message : String(e);
+}

@@ -1,0 +1,194 @@
+/**
+ * Proto <-> core for the peer protocol, and the zod schemas that check what arrives from the wire.
+ * The server parses requests with them, the client parses replies with them: one definition of a
+ * well-formed member, ring or cluster state, so malformed input reaches core from neither side.
+ */
+import {
+  type ClusterState,
+  CONTEXT_CHARS_MAX,
+  type ErrorCode,
+  type ErrorDetails,
+  type Member,
+  type MemberStatus,
+  PARTITION_COUNT_MAX,
+  TesseraError,
+} from '@tessera/core';
+import { z } from 'zod';
+import * as pb from './generated/tessera/peer/v1/peer.js';
+import type { CoordinateRequest } from './peer-api.js';
+
+export const KEY_BYTES_MAX = 1024;
+export const QUORUM_MAX = 64;
+export const TIMEOUT_MS_MAX = 120_000;
+export const MEMBERS_MAX = 1024;
+const ADDRESS_CHARS_MAX = 300;
+const ISSUES_MAX = 5;
+
+const NODE_ID = /^[A-Za-z0-9._-]{1,64}$/;
+/** Printable ASCII without spaces. */
+const CLUSTER_ID = /^[!-~]{1,128}$/;
+/** host:port, where host is a name, an IPv4 address or a bracketed IPv6 address. */
+const ADDRESS = /^(?:\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+):([0-9]{1,5})$/;
+
+function fitsKeyBytes(key: string): boolean {
+  // Every UTF-16 unit is 1 to 3 bytes of UTF-8: most keys are decided without counting.
+  if (key.length * 3 <= KEY_BYTES_MAX) return true;
+  return key.length <= KEY_BYTES_MAX && Buffer.byteLength(key, 'utf8') <= KEY_BYTES_MAX;
+}
+
+function hasValidPort(address: string): boolean {
+  const port = Number(address.slice(address.lastIndexOf(':') + 1));
+  return port >= 1 && port <= 65_535;
+}
+
+const keySchema = z
+  .string()
+  .min(1, 'must not be empty')
+  .refine(fitsKeyBytes, `must be at most ${KEY_BYTES_MAX} bytes of UTF-8`);
+const bytesSchema = z.instanceof(Uint8Array);
+const nodeIdSchema = z.string().regex(NODE_ID, 'must be 1 to 64 characters of A-Z, a-z, 0-9, ".", "_", "-"');
+const addressSchema = z
+  .string()
+  .max(ADDRESS_CHARS_MAX)
+  .regex(ADDRESS, 'must be host:port')
+  .refine(hasValidPort, 'must have a port from 1 to 65535');
+
+const STATUS_TO_PROTO: Readonly<Record<MemberStatus, pb.MemberStatus>> = {
+  joining: pb.MemberStatus.MEMBER_STATUS_JOINING,
+  member: pb.MemberStatus.MEMBER_STATUS_MEMBER,
+  leaving: pb.MemberStatus.MEMBER_STATUS_LEAVING,
+  removed: pb.MemberStatus.MEMBER_STATUS_REMOVED,
+};
+
+const statusSchema = z
+  .literal([
+    pb.MemberStatus.MEMBER_STATUS_JOINING,
+    pb.MemberStatus.MEMBER_STATUS_MEMBER,
+    pb.MemberStatus.MEMBER_STATUS_LEAVING,
+    pb.MemberStatus.MEMBER_STATUS_REMOVED,
+  ])
+  .transform((status): MemberStatus => {
+    switch (status) {
+      case pb.MemberStatus.MEMBER_STATUS_JOINING:
+        return 'joining';
+      case pb.MemberStatus.MEMBER_STATUS_MEMBER:
+        return 'member';
+      case pb.MemberStatus.MEMBER_STATUS_LEAVING:
+        return 'leaving';
+      case pb.MemberStatus.MEMBER_STATUS_REMOVED:
+        return 'removed';
+    }
+  });
+
+/** A proto `Member` in, a core `Member` out. */
+export const memberSchema = z.object({
+  nodeId: nodeIdSchema,
+  http: addressSchema,
+  peer: addressSchema,
+  status: statusSchema,
+  incarnation: z.int().min(0),
+}) satisfies z.ZodType<Member, pb.Member>;
+
+const ringSchema = z
+  .object({
+    partitionCount: z.int().min(1).max(PARTITION_COUNT_MAX),
+    owners: z.array(nodeIdSchema).max(PARTITION_COUNT_MAX),
+    version: z.int().min(0),
+  })
+  .refine((ring) => ring.owners.length === ring.partitionCount, {
+    message: 'must name one owner per partition',
+    path: ['owners'],
+  });
+
+function sortedByNodeId(members: readonly Member[]): boolean {
+  for (let i = 1; i < members.length; i++) if (!(members[i - 1]!.nodeId < members[i]!.nodeId)) return false;
+  return true;
+}
+
+/** A proto `ClusterState` in, a core `ClusterState` out. */
+export const clusterStateSchema = z.object({
+  clusterId: z.string().regex(CLUSTER_ID, 'must be 1 to 128 printable ASCII characters'),
+  ring: ringSchema,
+  members: z
+    .array(memberSchema)
+    .max(MEMBERS_MAX)
+    .refine(sortedByNodeId, 'must be sorted by nodeId, without duplicates'),
+}) satisfies z.ZodType<ClusterState, pb.ClusterState>;
+
+export const readRequestSchema = z.object({ key: keySchema }) satisfies z.ZodType<unknown, pb.ReadRequest>;
+
+export const replicateRequestSchema = z.object({
+  key: keySchema,
+  state: bytesSchema.refine((state) => state.byteLength > 0, 'must not be empty'),
+}) satisfies z.ZodType<unknown, pb.ReplicateRequest>;
+
+/** A proto `CoordinateRequest` in, the `PeerApi` one out. */
+export const coordinateRequestSchema = z.object({
+  key: keySchema,
+  value: bytesSchema.optional(),
+  context: z.string().max(CONTEXT_CHARS_MAX).optional(),
+  w: z.int().min(1).max(QUORUM_MAX).optional(),
+  timeoutMs: z.int().min(1).max(TIMEOUT_MS_MAX),
+}) satisfies z.ZodType<CoordinateRequest, pb.CoordinateRequest>;
+
+export const coordinateResponseSchema = z.object({
+  context: z.string().max(CONTEXT_CHARS_MAX),
+}) satisfies z.ZodType<unknown, pb.CoordinateResponse>;
+
+export const gossipRequestSchema = z.object({ state: clusterStateSchema }) satisfies z.ZodType<
+  unknown,
+  pb.GossipRequest
+>;
+
+export const joinRequestSchema = z.object({ member: memberSchema }) satisfies z.ZodType<
+  unknown,
+  pb.JoinRequest
+>;
+
+/** The reply of Gossip and of Join. */
+export const clusterStateResponseSchema = z.object({ state: clusterStateSchema }) satisfies z.ZodType<
+  unknown,
+  pb.GossipResponse & pb.JoinResponse
+>;
+
+/**
+ * `value` checked against `schema`, or a `TesseraError(code)` naming the first few problems
+ * (never echoing the input, which may be large or hostile).
+ */
+export function parseWire<S extends z.ZodType>(
+  schema: S,
+  value: unknown,
+  code: ErrorCode,
+  what: string,
+  details?: ErrorDetails,
+): z.output<S> {
+  const result = schema.safeParse(value);
+  if (result.success) return result.data;
+  const issues = result.error.issues
+    .slice(0, ISSUES_MAX)
+    .map((issue) => ({ path: issue.path.map(String).join('.'), message: issue.message }));
+  const summary = issues.map((issue) => `${issue.path || '(message)'} ${issue.message}`).join('; ');
+  throw new TesseraError(code, `${what} is malformed: ${summary}.`, { ...details, issues });
+}
+
+export function memberToProto(member: Member): pb.Member {
+  return {
+    nodeId: member.nodeId,
+    http: member.http,
+    peer: member.peer,
+    status: STATUS_TO_PROTO[member.status],
+    incarnation: member.incarnation,
+  };
+}
+
+export function clusterStateToProto(state: ClusterState): pb.ClusterState {
+  return {
+    clusterId: state.clusterId,
+    ring: state.ring,
+    members: state.members.map(memberToProto),
+  };
+}
+
+export function coordinateRequestToProto(request: CoordinateRequest): pb.CoordinateRequest {
+  return request;
+}

@@ -1,0 +1,203 @@
+/**
+ * A `PeerClient` over gRPC: one channel per peer, a deadline on every call, and every failure
+ * turned into a `TesseraError` — the one the peer's handler threw when the peer says so in
+ * trailing metadata, else one derived from the gRPC status.
+ */
+import { Client, credentials, type Metadata, type ServiceError, status } from '@grpc/grpc-js';
+import {
+  type ClusterState,
+  codeForGrpcStatus,
+  type ErrorCode,
+  type ErrorDetails,
+  isErrorCode,
+  type Member,
+  TesseraError,
+} from '@tessera/core';
+import type { z } from 'zod';
+import type { Logger } from '../logger.js';
+import {
+  clusterStateResponseSchema,
+  clusterStateToProto,
+  coordinateRequestToProto,
+  coordinateResponseSchema,
+  memberToProto,
+  parseWire,
+} from './convert.js';
+import type { CoordinateReply, CoordinateRequest, PeerClient } from './peer-api.js';
+import {
+  CODE_METADATA,
+  DETAILS_METADATA,
+  MESSAGE_BYTES_MAX_DEFAULT,
+  type PeerMethod,
+  peerService,
+} from './service.js';
+
+export interface PeerClientOptions {
+  /** Failed calls are logged at debug level. */
+  readonly logger?: Logger;
+  /** Largest reply accepted; default 4 MiB. */
+  readonly messageBytesMax?: number;
+}
+
+export function createPeerClient(address: string, options: PeerClientOptions = {}): PeerClient {
+  return new GrpcPeerClient(address, options);
+}
+
+class GrpcPeerClient implements PeerClient {
+  private readonly channel: Client;
+  private closed = false;
+
+  constructor(
+    readonly address: string,
+    private readonly options: PeerClientOptions,
+  ) {
+    this.channel = new Client(address, credentials.createInsecure(), {
+      'grpc.max_receive_message_length': options.messageBytesMax ?? MESSAGE_BYTES_MAX_DEFAULT,
+      // Peers are on a LAN or loopback: probe idle connections often, and reconnect to a peer
+      // that came back within seconds (grpc-js would otherwise back off up to two minutes).
+      'grpc.keepalive_time_ms': 10_000,
+      'grpc.keepalive_timeout_ms': 5_000,
+      'grpc.keepalive_permit_without_calls': 1,
+      'grpc.initial_reconnect_backoff_ms': 100,
+      'grpc.max_reconnect_backoff_ms': 2_000,
+    });
+  }
+
+  async read(key: string, timeoutMs: number): Promise<Uint8Array | undefined> {
+    const reply = await this.call(peerService.read, { key }, timeoutMs);
+    return reply.found ? reply.state : undefined;
+  }
+
+  async replicate(key: string, state: Uint8Array, timeoutMs: number): Promise<void> {
+    await this.call(peerService.replicate, { key, state }, timeoutMs);
+  }
+
+  async coordinate(request: CoordinateRequest, timeoutMs: number): Promise<CoordinateReply> {
+    const reply = await this.call(peerService.coordinate, coordinateRequestToProto(request), timeoutMs);
+    return this.parseReply(coordinateResponseSchema, reply, 'Coordinate');
+  }
+
+  async gossip(state: ClusterState, timeoutMs: number): Promise<ClusterState> {
+    const reply = await this.call(peerService.gossip, { state: clusterStateToProto(state) }, timeoutMs);
+    return this.parseReply(clusterStateResponseSchema, reply, 'Gossip').state;
+  }
+
+  async join(member: Member, timeoutMs: number): Promise<ClusterState> {
+    const reply = await this.call(peerService.join, { member: memberToProto(member) }, timeoutMs);
+    return this.parseReply(clusterStateResponseSchema, reply, 'Join').state;
+  }
+
+  close(): void {
+    this.closed = true;
+    this.channel.close();
+  }
+
+  private call<Req, Res>(method: PeerMethod<Req, Res>, request: Req, timeoutMs: number): Promise<Res> {
+    const rpc = method.path.slice(method.path.lastIndexOf('/') + 1);
+    if (!(timeoutMs > 0 && Number.isFinite(timeoutMs))) {
+      return Promise.reject(
+        new TesseraError(
+          'INTERNAL',
+          `timeoutMs must be a positive number of milliseconds, not ${timeoutMs}.`,
+          {
+            peer: this.address,
+            rpc,
+          },
+        ),
+      );
+    }
+    if (this.closed) {
+      return Promise.reject(
+        new TesseraError('PEER_UNAVAILABLE', `The client for peer ${this.address} is closed.`, {
+          peer: this.address,
+          rpc,
+        }),
+      );
+    }
+    return new Promise((resolve, reject) => {
+      const done = (error: ServiceError | null, reply?: Res): void => {
+        if (error === null && reply !== undefined) {
+          resolve(reply);
+          return;
+        }
+        const failure = this.toTesseraError(error, rpc, timeoutMs);
+        this.options.logger?.debug({ peer: this.address, rpc, code: failure.code }, 'peer call failed');
+        reject(failure);
+      };
+      try {
+        const deadline = Date.now() + timeoutMs;
+        this.channel.makeUnaryRequest(
+          method.path,
+          method.requestSerialize,
+          method.responseDeserialize,
+          request,
+          { deadline },
+          done,
+        );
+      } catch (error) {
+        reject(
+          new TesseraError(
+            'INTERNAL',
+            `Could not call ${rpc} on peer ${this.address}.`,
+            { peer: this.address, rpc },
+            { cause: error },
+          ),
+        );
+      }
+    });
+  }
+
+  /** A reply that is well-formed protobuf but not a valid value is the peer's bug: INTERNAL. */
+  private parseReply<S extends z.ZodType>(schema: S, reply: unknown, rpc: string): z.output<S> {
+    return parseWire(schema, reply, 'INTERNAL', `The ${rpc} reply of peer ${this.address}`, {
+      peer: this.address,
+      rpc,
+    });
+  }
+
+  private toTesseraError(error: ServiceError | null, rpc: string, timeoutMs: number): TesseraError {
+    const peer = this.address;
+    if (error === null)
+      return new TesseraError('INTERNAL', `Peer ${peer} answered ${rpc} with nothing.`, { peer, rpc });
+    const remoteCode = error.metadata?.get(CODE_METADATA)[0];
+    if (isErrorCode(remoteCode)) {
+      const details = { ...remoteDetails(error.metadata), peer, rpc };
+      return new TesseraError(remoteCode, error.details, details, { cause: error });
+    }
+    const code = codeForStatus(error.code);
+    const message =
+      code === 'TIMEOUT'
+        ? `Peer ${peer} did not answer ${rpc} within ${timeoutMs} ms.`
+        : code === 'PEER_UNAVAILABLE'
+          ? `Peer ${peer} is unavailable: ${error.details}`
+          : `Peer ${peer} failed ${rpc}: ${error.details}`;
+    return new TesseraError(code, message, { peer, rpc, grpcStatus: error.code }, { cause: error });
+  }
+}
+
+function codeForStatus(grpcStatus: number): ErrorCode {
+  switch (grpcStatus) {
+    case status.DEADLINE_EXCEEDED:
+      return 'TIMEOUT';
+    case status.UNAVAILABLE:
+      return 'PEER_UNAVAILABLE';
+    // grpc-js answers a message above the receive limit with this status, on either side.
+    case status.RESOURCE_EXHAUSTED:
+      return 'VALUE_TOO_LARGE';
+    default:
+      return codeForGrpcStatus(grpcStatus);
+  }
+}
+
+function remoteDetails(metadata: Metadata | undefined): ErrorDetails | undefined {
+  const json = metadata?.get(DETAILS_METADATA)[0];
+  if (typeof json !== 'string') return undefined;
+  try {
+    const details: unknown = JSON.parse(json);
+    return typeof details === 'object' && details !== null && !Array.isArray(details)
+      ? (details as ErrorDetails)
+      : undefined;
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,200 @@
+/**
+ * Serves a `PeerApi` over gRPC. Every request is decoded, checked with zod and converted to core
+ * types before the handler sees it; every failure goes back as a gRPC status plus the Tessera
+ * code in trailing metadata, so the client rebuilds the very `TesseraError` the handler threw.
+ */
+import {
+  type handleUnaryCall,
+  Metadata,
+  Server,
+  ServerCredentials,
+  type ServerErrorResponse,
+} from '@grpc/grpc-js';
+import { ERROR_CODES, type ErrorCode, isErrorCode, TesseraError } from '@tessera/core';
+import type { z } from 'zod';
+import type { Logger } from '../logger.js';
+import {
+  clusterStateToProto,
+  coordinateRequestSchema,
+  gossipRequestSchema,
+  joinRequestSchema,
+  parseWire,
+  readRequestSchema,
+  replicateRequestSchema,
+} from './convert.js';
+import type * as pb from './generated/tessera/peer/v1/peer.js';
+import type { PeerApi } from './peer-api.js';
+import {
+  CODE_METADATA,
+  DETAILS_METADATA,
+  DecodeFailure,
+  MESSAGE_BYTES_MAX_DEFAULT,
+  type PeerMethod,
+  peerService,
+} from './service.js';
+
+/** How long `close()` lets calls in flight finish before cutting them off. */
+const CLOSE_GRACE_MS = 5_000;
+/** Bounds keep the trailers far below HTTP/2 header limits. */
+const MESSAGE_CHARS_MAX = 2_048;
+const DETAILS_CHARS_MAX = 8_192;
+
+export interface PeerServerOptions {
+  readonly host: string;
+  /** 0 picks a free port. */
+  readonly port: number;
+  readonly logger: Logger;
+  /** Largest request accepted; default 4 MiB. */
+  readonly messageBytesMax?: number;
+}
+
+export interface PeerServerHandle {
+  /** The bound port (the chosen one when `port` was 0). */
+  readonly port: number;
+  /** Stops accepting calls, lets those in flight finish (a few seconds at most), then resolves. */
+  close(): Promise<void>;
+}
+
+const NOT_FOUND: pb.ReadResponse = { found: false, state: new Uint8Array(0) };
+const REPLICATED: pb.ReplicateResponse = {};
+
+export async function startPeerServer(
+  handler: PeerApi,
+  options: PeerServerOptions,
+): Promise<PeerServerHandle> {
+  const log = options.logger;
+  const server = new Server({
+    'grpc.max_receive_message_length': options.messageBytesMax ?? MESSAGE_BYTES_MAX_DEFAULT,
+  });
+  server.addService(peerService, {
+    read: unary(peerService.read, readRequestSchema, log, async ({ key }) => {
+      const state = await handler.read(key);
+      return state === undefined ? NOT_FOUND : { found: true, state };
+    }),
+    replicate: unary(peerService.replicate, replicateRequestSchema, log, async ({ key, state }) => {
+      await handler.replicate(key, state);
+      return REPLICATED;
+    }),
+    coordinate: unary(peerService.coordinate, coordinateRequestSchema, log, (request) =>
+      handler.coordinate(request),
+    ),
+    gossip: unary(peerService.gossip, gossipRequestSchema, log, async ({ state }) => ({
+      state: clusterStateToProto(await handler.gossip(state)),
+    })),
+    join: unary(peerService.join, joinRequestSchema, log, async ({ member }) => ({
+      state: clusterStateToProto(await handler.join(member)),
+    })),
+  });
+
+  const port = await bind(server, hostPort(options.host, options.port));
+  log.info({ host: options.host, port }, 'peer server listening');
+  let closing: Promise<void> | undefined;
+  return {
+    port,
+    close: () => {
+      closing ??= shutdown(server);
+      return closing;
+    },
+  };
+}
+
+/** One RPC: decode, validate and convert the request, run the handler, answer or map its error. */
+function unary<Req, Res, S extends z.ZodType>(
+  method: PeerMethod<Req, Res>,
+  schema: S,
+  log: Logger,
+  run: (request: z.output<S>) => Promise<Res>,
+): handleUnaryCall<Req | DecodeFailure, Res> {
+  const name = method.path.slice(method.path.lastIndexOf('/') + 1);
+  const what = `Peer ${name} request`;
+  const handle = async (request: Req | DecodeFailure): Promise<Res> => {
+    if (request instanceof DecodeFailure) {
+      const reason = request.cause instanceof Error ? `: ${request.cause.message.slice(0, 200)}` : '';
+      throw new TesseraError('BAD_REQUEST', `${what} is not a valid protobuf message${reason}.`);
+    }
+    return run(parseWire(schema, request, 'BAD_REQUEST', what));
+  };
+  return (call, callback) => {
+    handle(call.request)
+      .then(
+        (reply) => callback(null, reply),
+        (error: unknown) => callback(errorResponse(error, name, log)),
+      )
+      .catch((error: unknown) => log.error({ err: error, rpc: name }, 'could not answer a peer call'));
+  };
+}
+
+/** A thrown error as a gRPC status with the Tessera code (and details) in trailing metadata. */
+function errorResponse(error: unknown, rpc: string, log: Logger): ServerErrorResponse {
+  let code: ErrorCode = 'INTERNAL';
+  let message = `The peer failed while serving ${rpc}; its log has the details.`;
+  const metadata = new Metadata();
+  if (TesseraError.is(error) && isErrorCode(error.code)) {
+    code = error.code;
+    message = wellFormed(error.message.slice(0, MESSAGE_CHARS_MAX));
+    const details = detailsJson(error.details);
+    if (details !== undefined) metadata.set(DETAILS_METADATA, details);
+    if (code === 'INTERNAL' || code === 'STORAGE_FAILURE') log.error({ err: error, rpc }, 'peer call failed');
+    else log.debug({ code, rpc, message }, 'peer call refused');
+  } else {
+    log.error({ err: error, rpc }, 'peer call failed');
+  }
+  metadata.set(CODE_METADATA, code);
+  return { name: 'TesseraError', message, code: ERROR_CODES[code].grpc, details: message, metadata };
+}
+
+/** Details as JSON in ASCII (metadata values allow no more), or undefined if none or too large. */
+function detailsJson(details: unknown): string | undefined {
+  if (details === undefined) return undefined;
+  let json: string;
+  try {
+    json = JSON.stringify(details);
+  } catch {
+    return undefined;
+  }
+  if (json === undefined) return undefined;
+  json = json.replace(/[^\x20-\x7e]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  return json.length <= DETAILS_CHARS_MAX ? json : undefined;
+}
+
+/** grpc-js percent-encodes the status message with `encodeURI`, which throws on lone surrogates. */
+function wellFormed(text: string): string {
+  return text.replace(/\p{Surrogate}/gu, '\uFFFD');
+}
+
+function hostPort(host: string, port: number): string {
+  return host.includes(':') && !host.startsWith('[') ? `[${host}]:${port}` : `${host}:${port}`;
+}
+
+function bind(server: Server, address: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    server.bindAsync(address, ServerCredentials.createInsecure(), (error, port) => {
+      if (error === null) {
+        resolve(port);
+        return;
+      }
+      server.forceShutdown();
+      reject(
+        new Error(
+          `Cannot listen for peers on ${address}: ${error.message}. Is the port taken? Pick another peer address.`,
+          {
+            cause: error,
+          },
+        ),
+      );
+    });
+  });
+}
+
+function shutdown(server: Server): Promise<void> {
+  return new Promise((resolve) => {
+    const force = setTimeout(() => {
+      server.forceShutdown();
+      resolve();
+    }, CLOSE_GRACE_MS);
+    server.tryShutdown(() => {
+      clearTimeout(force);
+      resolve();
+    });
+  });
+}

@@ -1,0 +1,47 @@
+/**
+ * What one node asks of another. The gRPC server in this folder serves a `PeerApi` handler; the
+ * gRPC client implements `PeerClient`. Nothing outside `transport/` sees gRPC.
+ */
+import type { ClusterState, Member } from '@tessera/core';
+
+export interface CoordinateRequest {
+  readonly key: string;
+  /** The value as UTF-8 JSON bytes; absent for a delete. */
+  readonly value?: Uint8Array;
+  /** The opaque context string from a read, if any. */
+  readonly context?: string;
+  /** Write quorum; absent means the node's default W. */
+  readonly w?: number;
+  readonly timeoutMs: number;
+}
+
+export interface CoordinateReply {
+  /** The context of the version just written. */
+  readonly context: string;
+}
+
+/** Implemented by the node; served to peers over gRPC. */
+export interface PeerApi {
+  /** This replica's stored state of `key` (core `encodeState` bytes), or undefined if none. */
+  read(key: string): Promise<Uint8Array | undefined>;
+  /** Merge `state` (core `encodeState` bytes) into this replica's copy of `key`. */
+  replicate(key: string, state: Uint8Array): Promise<void>;
+  /** Coordinate a put or delete for a key this node is a replica of (forwarded by another node). */
+  coordinate(request: CoordinateRequest): Promise<CoordinateReply>;
+  /** Push-pull gossip: merge the caller's view and answer with this node's merged view. */
+  gossip(state: ClusterState): Promise<ClusterState>;
+  /** A new node asks a seed to be admitted; answers with the cluster state that includes it. */
+  join(member: Member): Promise<ClusterState>;
+}
+
+/** A connection to one peer. Every call fails with a `TesseraError` (e.g. PEER_UNAVAILABLE, TIMEOUT). */
+export interface PeerClient {
+  /** host:port of the peer. */
+  readonly address: string;
+  read(key: string, timeoutMs: number): Promise<Uint8Array | undefined>;
+  replicate(key: string, state: Uint8Array, timeoutMs: number): Promise<void>;
+  coordinate(request: CoordinateRequest, timeoutMs: number): Promise<CoordinateReply>;
+  gossip(state: ClusterState, timeoutMs: number): Promise<ClusterState>;
+  join(member: Member, timeoutMs: number): Promise<ClusterState>;
+  close(): void;
+}

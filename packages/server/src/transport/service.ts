@@ -1,0 +1,89 @@
+/**
+ * The Peer service as grpc-js sees it. Paths come from the generated definition; the
+ * (de)serializers are ours, for two reasons:
+ * - the generated ones wrap every encoded message in `Buffer.from(bytes)`, a copy of the whole
+ *   message; ours hand grpc-js a Buffer view of the same bytes;
+ * - a request that fails to decode (hostile or corrupt bytes, a uint64 above 2^53) becomes a
+ *   `DecodeFailure` value that the server answers with BAD_REQUEST, where a thrown error would
+ *   be answered by grpc-js as INTERNAL.
+ */
+import * as pb from './generated/tessera/peer/v1/peer.js';
+
+/** Default limit on one message, each way. */
+export const MESSAGE_BYTES_MAX_DEFAULT = 4 * 1024 * 1024;
+/** Trailing metadata carrying the `ErrorCode` of a failed call. */
+export const CODE_METADATA = 'tessera-code';
+/** Trailing metadata carrying the JSON `details` of a failed call, when it has any. */
+export const DETAILS_METADATA = 'tessera-details';
+
+/** The part of a generated message object that the wire needs. */
+interface MessageCodec<T> {
+  encode(message: T): { finish(): Uint8Array };
+  decode(input: Uint8Array): T;
+}
+
+/** A request whose bytes did not decode. */
+export class DecodeFailure {
+  constructor(readonly cause: unknown) {}
+}
+
+/** A unary method (a grpc-js `MethodDefinition`) whose server side may see a `DecodeFailure`. */
+export interface PeerMethod<Req, Res> {
+  readonly path: string;
+  readonly requestStream: false;
+  readonly responseStream: false;
+  requestSerialize(message: Req): Buffer;
+  requestDeserialize(bytes: Buffer): Req | DecodeFailure;
+  responseSerialize(message: Res): Buffer;
+  responseDeserialize(bytes: Buffer): Res;
+}
+
+function serializer<T>(codec: MessageCodec<T>): (message: T) => Buffer {
+  return (message) => {
+    const bytes = codec.encode(message).finish();
+    return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  };
+}
+
+/**
+ * The same memory as a plain Uint8Array, so decoded `bytes` fields are plain Uint8Array views too:
+ * a Buffer's `slice` shares memory where a Uint8Array's copies, a trap for whoever keeps one.
+ */
+function plain(bytes: Buffer): Uint8Array {
+  return new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+}
+
+function method<Req, Res>(
+  generated: {
+    readonly path: string;
+    requestSerialize(value: Req): Buffer;
+    responseSerialize(value: Res): Buffer;
+  },
+  request: MessageCodec<Req>,
+  response: MessageCodec<Res>,
+): PeerMethod<Req, Res> {
+  return {
+    path: generated.path,
+    requestStream: false,
+    responseStream: false,
+    requestSerialize: serializer(request),
+    requestDeserialize: (bytes) => {
+      try {
+        return request.decode(plain(bytes));
+      } catch (error) {
+        return new DecodeFailure(error);
+      }
+    },
+    responseSerialize: serializer(response),
+    // A reply that fails to decode is turned into status INTERNAL by grpc-js on the client.
+    responseDeserialize: (bytes) => response.decode(plain(bytes)),
+  };
+}
+
+export const peerService = {
+  read: method(pb.PeerService.read, pb.ReadRequest, pb.ReadResponse),
+  replicate: method(pb.PeerService.replicate, pb.ReplicateRequest, pb.ReplicateResponse),
+  coordinate: method(pb.PeerService.coordinate, pb.CoordinateRequest, pb.CoordinateResponse),
+  gossip: method(pb.PeerService.gossip, pb.GossipRequest, pb.GossipResponse),
+  join: method(pb.PeerService.join, pb.JoinRequest, pb.JoinResponse),
+} as const;

@@ -1,0 +1,127 @@
+/** Helpers for black-box tests against real node processes on loopback. */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { LocalNode, localNodeSpecs } from '../src/cli/local-cluster.js';
+
+/** Tests run the compiled CLI, exactly as a user does (`pnpm test` builds first). */
+export const DIST_CLI = fileURLToPath(new URL('../dist/cli/main.js', import.meta.url));
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => resolve(typeof address === 'object' && address !== null ? address.port : 0));
+    });
+  });
+}
+
+/** A free block of `count` consecutive ports (checked one by one). */
+export async function freePortBlock(count: number): Promise<number> {
+  for (let attempt = 0; attempt < 50; attempt++) {
+    const base = 20_000 + Math.floor(Math.random() * 30_000);
+    if (await allFree(base, count)) return base;
+  }
+  throw new Error('no free port block found');
+}
+
+async function allFree(base: number, count: number): Promise<boolean> {
+  for (let p = base; p < base + count; p++) {
+    const ok = await new Promise<boolean>((resolve) => {
+      const server = createServer();
+      server.once('error', () => resolve(false));
+      server.listen(p, '127.0.0.1', () => server.close(() => resolve(true)));
+    });
+    if (!ok) return false;
+  }
+  return true;
+}
+
+export interface TestCluster {
+  readonly nodes: LocalNode[];
+  readonly dir: string;
+  destroy(): Promise<void>;
+}
+
+export async function startCluster(count: number, extraArgs: string[] = []): Promise<TestCluster> {
+  const dir = await mkdtemp(join(tmpdir(), 'tessera-test-'));
+  const httpPort = await freePortBlock(count);
+  const peerPort = await freePortBlock(count);
+  const specs = localNodeSpecs({ nodes: count, dir, httpPort, peerPort, extraArgs: ['--log-level', 'warn', ...extraArgs] });
+  const nodes = specs.map((s) => new LocalNode(s, DIST_CLI));
+  const destroy = async (): Promise<void> => {
+    await Promise.all(nodes.map((n) => n.kill()));
+    await rm(dir, { recursive: true, force: true });
+  };
+  try {
+    for (const node of nodes) await node.start();
+    // Every node must know the full ring before tests write.
+    await waitFor(async () => {
+      for (const node of nodes) {
+        const status = (await (await fetch(`${node.url}/v1/status`)).json()) as { members: unknown[] };
+        if (status.members.length !== count) return false;
+      }
+      return true;
+    }, 15_000, 'every node sees every member');
+  } catch (err) {
+    await destroy();
+    throw err;
+  }
+  return { nodes, dir, destroy };
+}
+
+/** Polls `check` until it returns true, or fails with `what` after `timeoutMs`. */
+export async function waitFor(check: () => Promise<boolean> | boolean, timeoutMs: number, what: string): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  let lastError: unknown;
+  while (Date.now() < deadline) {
+    try {
+      if (await check()) return;
+    } catch (err) {
+      lastError = err;
+    }
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error(`timed out after ${timeoutMs} ms waiting until ${what}${lastError ? ` (last error: ${String(lastError)})` : ''}`);
+}
+
+export interface Reply {
+  status: number;
+  body: Record<string, unknown>;
+}
+
+/** One HTTP call; the body is JSON unless `raw` is given. */
+export async function http(
+  base: string,
+  method: string,
+  path: string,
+  options: { json?: unknown; raw?: string; headers?: Record<string, string> } = {},
+): Promise<Reply> {
+  const headers: Record<string, string> = { ...(options.headers ?? {}) };
+  let body: string | undefined;
+  if (options.json !== undefined) {
+    body = JSON.stringify(options.json);
+    headers['content-type'] ??= 'application/json';
+  } else if (options.raw !== undefined) {
+    body = options.raw;
+  }
+  const res = await fetch(`${base}${path}`, { method, headers, ...(body === undefined ? {} : { body }) });
+  const text = await res.text();
+  let parsed: Record<string, unknown> = {};
+  try {
+    parsed = text ? (JSON.parse(text) as Record<string, unknown>) : {};
+  } catch {
+    parsed = { text };
+  }
+  return { status: res.status, body: parsed };
+}
+
+export function kvPath(key: string, query = ''): string {
+  return `/v1/kv/${encodeURIComponent(key)}${query}`;
+}
+
+export type SiblingBody = { key: string; context: string; siblings: { value: unknown; lastModified: string }[] };
