@@ -74,7 +74,13 @@ class Reader {
     for (let i = 0; i < 8; i++) {
       const b = this.byte();
       n += (b & 0x7f) * scale;
-      if (b < 0x80) return n;
+      if (b < 0x80) {
+        // Eight 7-bit groups hold up to 2^56 - 1: reject what the encoder could not have written.
+        if (!Number.isSafeInteger(n)) {
+          throw new TesseraError('BAD_REQUEST', 'Encoded state has an integer above 2^53 - 1.');
+        }
+        return n;
+      }
       scale *= 0x80;
     }
     throw new TesseraError('BAD_REQUEST', 'Encoded state has an over-long integer.');

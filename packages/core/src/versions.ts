@@ -61,7 +61,7 @@ export function applyWrite(stored: KeyState, input: WriteInput): KeyState {
     vv = vvAdd(vv, dot, input.nowMs);
     siblings = [...kept, { dot, value: input.value, lastModifiedMs: input.nowMs }].sort(compareSiblings);
   }
-  return { vv: prune(vv, siblings, input.vvEntriesMax), siblings };
+  return { vv: prune(vv, siblings, input.vvEntriesMax, input.node), siblings };
 }
 
 export function contextCovers(context: CausalContext, dot: Dot): boolean {
@@ -130,9 +130,14 @@ function dotId(dot: Dot): string {
   return `${dot.counter}@${dot.node}`;
 }
 
-function prune(vv: VersionVector, siblings: readonly Sibling[], entriesMax: number): VersionVector {
+/**
+ * Never drops the coordinator's own entry: its next dot is numbered from that entry, so dropping it
+ * would hand out a dot again (e.g. after a delete), and a replica that saw the old write would then
+ * treat the new one as seen and drop it, or keep the old value in its place.
+ */
+function prune(vv: VersionVector, siblings: readonly Sibling[], entriesMax: number, coordinator: NodeId): VersionVector {
   if (vv.length <= entriesMax) return vv;
-  return vvPrune(vv, entriesMax, new Set(siblings.map((s) => s.dot.node)));
+  return vvPrune(vv, entriesMax, new Set([coordinator, ...siblings.map((s) => s.dot.node)]));
 }
 
 export function compareSiblings(x: Sibling, y: Sibling): number {

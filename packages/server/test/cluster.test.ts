@@ -17,7 +17,9 @@ afterAll(async () => {
 });
 
 async function put(node: number, key: string, value: unknown, context?: string, query = ''): Promise<string> {
-  const res = await http(url(node), 'PUT', kvPath(key, query), { json: context === undefined ? { value } : { value, context } });
+  const res = await http(url(node), 'PUT', kvPath(key, query), {
+    json: context === undefined ? { value } : { value, context },
+  });
   expect(res.status, JSON.stringify(res.body)).toBe(200);
   return res.body.context as string;
 }
@@ -107,13 +109,27 @@ describe('a three-node cluster', () => {
   it('answers bad requests with a coded 4xx and leaves stored data intact', async () => {
     await put(0, 'precious', { keep: true });
     const ctx = (await get(0, 'precious')).context;
-    const cases: Array<[string, string, { json?: unknown; raw?: string; headers?: Record<string, string> }, number, string]> = [
-      ['PUT', kvPath('precious'), { raw: '{"value": ', headers: { 'content-type': 'application/json' } }, 400, 'INVALID_JSON'],
+    const cases: Array<
+      [string, string, { json?: unknown; raw?: string; headers?: Record<string, string> }, number, string]
+    > = [
+      [
+        'PUT',
+        kvPath('precious'),
+        { raw: '{"value": ', headers: { 'content-type': 'application/json' } },
+        400,
+        'INVALID_JSON',
+      ],
       ['PUT', kvPath('precious'), { json: { context: ctx } }, 400, 'BAD_REQUEST'],
       ['PUT', kvPath('precious'), { json: { value: 1, context: 42 } }, 400, 'BAD_REQUEST'],
       ['PUT', kvPath('precious'), { json: { value: 1, extra: true } }, 400, 'BAD_REQUEST'],
       ['PUT', kvPath('precious'), { json: [1, 2] }, 400, 'BAD_REQUEST'],
-      ['PUT', kvPath('precious'), { json: { value: 1, context: `${ctx.slice(0, -3)}abc` } }, 400, 'INVALID_CONTEXT'],
+      [
+        'PUT',
+        kvPath('precious'),
+        { json: { value: 1, context: `${ctx.slice(0, -3)}abc` } },
+        400,
+        'INVALID_CONTEXT',
+      ],
       ['PUT', kvPath('precious'), { json: { value: 1, context: ctx.slice(0, 10) } }, 400, 'INVALID_CONTEXT'],
       ['PUT', kvPath('precious'), { json: { value: 1, context: 'garbage' } }, 400, 'INVALID_CONTEXT'],
       ['PUT', kvPath('other-key'), { json: { value: 1, context: ctx } }, 400, 'INVALID_CONTEXT'],
@@ -125,14 +141,25 @@ describe('a three-node cluster', () => {
       ['GET', kvPath('precious', '?timeoutMs=-5'), {}, 400, 'INVALID_QUORUM'],
       ['GET', kvPath('precious', '?bogus=1'), {}, 400, 'BAD_REQUEST'],
       ['GET', kvPath('k'.repeat(1025)), {}, 400, 'INVALID_KEY'],
-      ['PUT', kvPath('precious'), { raw: 'value=1', headers: { 'content-type': 'text/plain' } }, 415, 'UNSUPPORTED_MEDIA_TYPE'],
+      [
+        'PUT',
+        kvPath('precious'),
+        { raw: 'value=1', headers: { 'content-type': 'text/plain' } },
+        415,
+        'UNSUPPORTED_MEDIA_TYPE',
+      ],
       ['PUT', kvPath('precious'), { json: { value: 'x'.repeat(1024 * 1024 + 10) } }, 413, 'VALUE_TOO_LARGE'],
       ['PUT', kvPath('precious'), { json: { value: 'x'.repeat(3 * 1024 * 1024) } }, 413, 'VALUE_TOO_LARGE'],
       ['GET', '/v1/nothing-here', {}, 404, 'ROUTE_NOT_FOUND'],
     ];
     for (const [method, path, options, status, code] of cases) {
       const res = await http(url(1), method, path, options);
-      expect({ method, path: path.slice(0, 60), status: res.status, code: (res.body.error as { code?: string })?.code }).toEqual({
+      expect({
+        method,
+        path: path.slice(0, 60),
+        status: res.status,
+        code: (res.body.error as { code?: string })?.code,
+      }).toEqual({
         method,
         path: path.slice(0, 60),
         status,
@@ -181,7 +208,11 @@ describe('a node killed with kill -9', () => {
     // The restarted node kept its identity and partitions, and serves reads again.
     const status = await http(victim.url, 'GET', '/v1/status');
     expect(status.body.nodeId).toBe('n2');
-    await waitFor(async () => (await http(url(0), 'GET', kvPath(keys[0]!))).status === 200, 10_000, 'reads succeed');
+    await waitFor(
+      async () => (await http(url(0), 'GET', kvPath(keys[0]!))).status === 200,
+      10_000,
+      'reads succeed',
+    );
     expect((await get(2, keys[0]!)).siblings.map((s) => s.value)).toEqual([{ key: keys[0], round: 2 }]);
   }, 60_000);
 });

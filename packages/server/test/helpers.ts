@@ -51,7 +51,13 @@ export async function startCluster(count: number, extraArgs: string[] = []): Pro
   const dir = await mkdtemp(join(tmpdir(), 'tessera-test-'));
   const httpPort = await freePortBlock(count);
   const peerPort = await freePortBlock(count);
-  const specs = localNodeSpecs({ nodes: count, dir, httpPort, peerPort, extraArgs: ['--log-level', 'warn', ...extraArgs] });
+  const specs = localNodeSpecs({
+    nodes: count,
+    dir,
+    httpPort,
+    peerPort,
+    extraArgs: ['--log-level', 'warn', ...extraArgs],
+  });
   const nodes = specs.map((s) => new LocalNode(s, DIST_CLI));
   const destroy = async (): Promise<void> => {
     await Promise.all(nodes.map((n) => n.kill()));
@@ -60,13 +66,17 @@ export async function startCluster(count: number, extraArgs: string[] = []): Pro
   try {
     for (const node of nodes) await node.start();
     // Every node must know the full ring before tests write.
-    await waitFor(async () => {
-      for (const node of nodes) {
-        const status = (await (await fetch(`${node.url}/v1/status`)).json()) as { members: unknown[] };
-        if (status.members.length !== count) return false;
-      }
-      return true;
-    }, 15_000, 'every node sees every member');
+    await waitFor(
+      async () => {
+        for (const node of nodes) {
+          const status = (await (await fetch(`${node.url}/v1/status`)).json()) as { members: unknown[] };
+          if (status.members.length !== count) return false;
+        }
+        return true;
+      },
+      15_000,
+      'every node sees every member',
+    );
   } catch (err) {
     await destroy();
     throw err;
@@ -75,7 +85,11 @@ export async function startCluster(count: number, extraArgs: string[] = []): Pro
 }
 
 /** Polls `check` until it returns true, or fails with `what` after `timeoutMs`. */
-export async function waitFor(check: () => Promise<boolean> | boolean, timeoutMs: number, what: string): Promise<void> {
+export async function waitFor(
+  check: () => Promise<boolean> | boolean,
+  timeoutMs: number,
+  what: string,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   let lastError: unknown;
   while (Date.now() < deadline) {
@@ -86,7 +100,9 @@ export async function waitFor(check: () => Promise<boolean> | boolean, timeoutMs
     }
     await new Promise((r) => setTimeout(r, 50));
   }
-  throw new Error(`timed out after ${timeoutMs} ms waiting until ${what}${lastError ? ` (last error: ${String(lastError)})` : ''}`);
+  throw new Error(
+    `timed out after ${timeoutMs} ms waiting until ${what}${lastError ? ` (last error: ${String(lastError)})` : ''}`,
+  );
 }
 
 export interface Reply {
@@ -124,4 +140,8 @@ export function kvPath(key: string, query = ''): string {
   return `/v1/kv/${encodeURIComponent(key)}${query}`;
 }
 
-export type SiblingBody = { key: string; context: string; siblings: { value: unknown; lastModified: string }[] };
+export type SiblingBody = {
+  key: string;
+  context: string;
+  siblings: { value: unknown; lastModified: string }[];
+};

@@ -32,15 +32,20 @@ export async function runAdmin(sub: string, argv: string[]): Promise<number> {
       return 0;
     }
     case 'join':
-      if (values.seed === undefined) throw new TesseraError('BAD_REQUEST', 'admin join needs --seed HOST:PORT.');
+      if (values.seed === undefined)
+        throw new TesseraError('BAD_REQUEST', 'admin join needs --seed HOST:PORT.');
       return print(await call(base, 'POST', '/v1/admin/join', { seed: values.seed }));
     case 'leave':
       return print(await call(base, 'POST', '/v1/admin/leave', {}));
     case 'remove':
-      if (values['node-id'] === undefined) throw new TesseraError('BAD_REQUEST', 'admin remove needs --node-id ID.');
+      if (values['node-id'] === undefined)
+        throw new TesseraError('BAD_REQUEST', 'admin remove needs --node-id ID.');
       return print(await call(base, 'POST', '/v1/admin/remove', { nodeId: values['node-id'] }));
     default:
-      throw new TesseraError('BAD_REQUEST', `Unknown admin command "${sub}". Use status, join, leave or remove.`);
+      throw new TesseraError(
+        'BAD_REQUEST',
+        `Unknown admin command "${sub}". Use status, join, leave or remove.`,
+      );
   }
 }
 
@@ -49,16 +54,24 @@ async function call(base: string, method: string, path: string, body?: unknown):
   try {
     res = await fetch(`${base}${path}`, {
       method,
-      ...(body === undefined ? {} : { body: JSON.stringify(body), headers: { 'content-type': 'application/json' } }),
+      ...(body === undefined
+        ? {}
+        : { body: JSON.stringify(body), headers: { 'content-type': 'application/json' } }),
       signal: AbortSignal.timeout(10_000),
     });
   } catch (err) {
-    throw new TesseraError('PEER_UNAVAILABLE', `Cannot reach ${base} (${err instanceof Error ? err.message : String(err)}). Is the node running? Pass --node URL.`);
+    throw new TesseraError(
+      'PEER_UNAVAILABLE',
+      `Cannot reach ${base} (${err instanceof Error ? err.message : String(err)}). Is the node running? Pass --node URL.`,
+    );
   }
   const parsed: unknown = await res.json().catch(() => ({}));
   if (!res.ok) {
     const error = (parsed as { error?: { code?: string; message?: string } }).error;
-    throw new TesseraError('BAD_REQUEST', `${error?.code ?? res.status}: ${error?.message ?? res.statusText}`);
+    throw new TesseraError(
+      'BAD_REQUEST',
+      `${error?.code ?? res.status}: ${error?.message ?? res.statusText}`,
+    );
   }
   return parsed;
 }
@@ -72,7 +85,11 @@ function renderStatus(s: StatusBody): string {
   const rows = s.members.map((m) => [m.nodeId, m.status, String(m.partitions), m.http, m.peer]);
   const header = ['NODE', 'STATUS', 'PARTITIONS', 'HTTP', 'PEER'];
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
-  const line = (cells: string[]): string => cells.map((c, i) => c.padEnd(widths[i]!)).join('  ').trimEnd();
+  const line = (cells: string[]): string =>
+    cells
+      .map((c, i) => c.padEnd(widths[i]!))
+      .join('  ')
+      .trimEnd();
   return [
     `cluster ${s.clusterId}  (as seen by ${s.nodeId})`,
     `N=${s.n} R=${s.r} W=${s.w}  partitions=${s.partitionCount}  ring version ${s.ringVersion}`,

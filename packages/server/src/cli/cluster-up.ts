@@ -46,7 +46,9 @@ export async function runClusterUp(argv: string[]): Promise<number> {
       await stopAll();
       return 1;
     }
-    out(`  node ${spec.nodeId} ready  http ${node.url}  peer ${node.peerAddress}  pid ${node.pid}  log ${node.logPath}\n`);
+    out(
+      `  node ${spec.nodeId} ready  http ${node.url}  peer ${node.peerAddress}  pid ${node.pid}  log ${node.logPath}\n`,
+    );
   }
   out(usage(running[0]!.url, running.length));
   await new Promise(() => {});

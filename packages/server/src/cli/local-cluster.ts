@@ -70,10 +70,14 @@ export class LocalNode {
     const args = [
       this.cliPath,
       'start',
-      '--node-id', spec.nodeId,
-      '--http', `${spec.host}:${spec.httpPort}`,
-      '--peer', `${spec.host}:${spec.peerPort}`,
-      '--data-dir', spec.dataDir,
+      '--node-id',
+      spec.nodeId,
+      '--http',
+      `${spec.host}:${spec.httpPort}`,
+      '--peer',
+      `${spec.host}:${spec.peerPort}`,
+      '--data-dir',
+      spec.dataDir,
       ...spec.seeds.flatMap((s) => ['--seed', s]),
       ...(spec.extraArgs ?? []),
     ];
@@ -93,7 +97,8 @@ export class LocalNode {
       exitedEarly = true;
     });
     while (Date.now() < deadline) {
-      if (exitedEarly) throw new Error(`node ${this.spec.nodeId} exited while starting:\n${await this.tail()}`);
+      if (exitedEarly)
+        throw new Error(`node ${this.spec.nodeId} exited while starting:\n${await this.tail()}`);
       try {
         const res = await fetch(`${this.url}/health`, { signal: AbortSignal.timeout(1_000) });
         if (res.ok) return;

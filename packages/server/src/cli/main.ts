@@ -42,7 +42,11 @@ main(process.argv.slice(2)).then(
     if (code !== 0) process.exitCode = code;
   },
   (err: unknown) => {
-    const message = TesseraError.is(err) ? `${err.code}: ${err.message}` : err instanceof Error ? err.message : String(err);
+    const message = TesseraError.is(err)
+      ? `${err.code}: ${err.message}`
+      : err instanceof Error
+        ? err.message
+        : String(err);
     process.stderr.write(`tessera: ${message}\n`);
     process.exitCode = 1;
   },

@@ -60,10 +60,14 @@ export async function runStart(argv: string[]): Promise<number> {
 async function readConfigFile(path: string): Promise<Record<string, unknown>> {
   try {
     const parsed: unknown = JSON.parse(await readFile(path, 'utf8'));
-    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new Error('not a JSON object');
+    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
+      throw new Error('not a JSON object');
     return parsed as Record<string, unknown>;
   } catch (err) {
-    throw new TesseraError('BAD_REQUEST', `Cannot read --config ${path}: ${err instanceof Error ? err.message : String(err)}`);
+    throw new TesseraError(
+      'BAD_REQUEST',
+      `Cannot read --config ${path}: ${err instanceof Error ? err.message : String(err)}`,
+    );
   }
 }
 

@@ -58,7 +58,10 @@ export class ClusterView {
   /** The state, for callers that run only once the node belongs to a cluster. */
   require(): ClusterState {
     if (this.current === undefined) {
-      throw new TesseraError('NODE_NOT_READY', 'This node has not joined a cluster yet. Start it with --seed, or call POST /v1/admin/join.');
+      throw new TesseraError(
+        'NODE_NOT_READY',
+        'This node has not joined a cluster yet. Start it with --seed, or call POST /v1/admin/join.',
+      );
     }
     return this.current;
   }
@@ -94,12 +97,18 @@ export class ClusterView {
     if (bytes === undefined) return undefined;
     const parsed = schema.safeParse(JSON.parse(new TextDecoder().decode(bytes)));
     if (!parsed.success) {
-      throw new TesseraError('STORAGE_FAILURE', `The stored ${key} record is unreadable; the data dir may be damaged.`);
+      throw new TesseraError(
+        'STORAGE_FAILURE',
+        `The stored ${key} record is unreadable; the data dir may be damaged.`,
+      );
     }
     return parsed.data;
   }
 
   private writeJson(key: string, value: unknown): Promise<void> {
-    return this.engine.batch([{ type: 'put', ns: 'meta', key, value: new TextEncoder().encode(JSON.stringify(value)) }], { sync: true });
+    return this.engine.batch(
+      [{ type: 'put', ns: 'meta', key, value: new TextEncoder().encode(JSON.stringify(value)) }],
+      { sync: true },
+    );
   }
 }

@@ -55,7 +55,11 @@ export class Gossip {
       const theirs = await client.gossip(state, this.deps.timeoutMs);
       this.deps.peers.markAlive(target);
       this.rounds++;
-      if (await this.deps.view.merge(theirs)) this.deps.log.info({ peer: target, ringVersion: this.deps.view.state?.ring.version }, 'cluster view updated by gossip');
+      if (await this.deps.view.merge(theirs))
+        this.deps.log.info(
+          { peer: target, ringVersion: this.deps.view.state?.ring.version },
+          'cluster view updated by gossip',
+        );
     } catch (err) {
       this.failures++;
       this.deps.peers.markFailed(target, err);

@@ -36,7 +36,11 @@ export class PeerDirectory {
 
   /** Opens clients for new members, re-opens moved ones, closes removed ones. */
   sync(state: ClusterState): void {
-    const wanted = new Map(state.members.filter((m) => m.nodeId !== this.self && m.status !== 'removed').map((m) => [m.nodeId, m.peer]));
+    const wanted = new Map(
+      state.members
+        .filter((m) => m.nodeId !== this.self && m.status !== 'removed')
+        .map((m) => [m.nodeId, m.peer]),
+    );
     for (const [id, entry] of this.entries) {
       if (wanted.get(id) !== entry.client.address) {
         entry.client.close();
@@ -44,7 +48,8 @@ export class PeerDirectory {
       }
     }
     for (const [id, address] of wanted) {
-      if (!this.entries.has(id)) this.entries.set(id, { client: this.connect(address), downUntilMs: 0, failures: 0 });
+      if (!this.entries.has(id))
+        this.entries.set(id, { client: this.connect(address), downUntilMs: 0, failures: 0 });
     }
   }
 
@@ -61,7 +66,8 @@ export class PeerDirectory {
   markFailed(node: NodeId, reason: unknown): void {
     const entry = this.entries.get(node);
     if (entry === undefined) return;
-    if (entry.failures === 0) this.log.warn({ peer: node, err: reason }, 'peer unreachable; routing around it');
+    if (entry.failures === 0)
+      this.log.warn({ peer: node, err: reason }, 'peer unreachable; routing around it');
     entry.failures++;
     entry.lastFailureMs = this.now();
     entry.downUntilMs = this.now() + this.retryMs;

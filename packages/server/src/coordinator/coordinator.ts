@@ -119,7 +119,8 @@ export class Coordinator {
     timeoutMs: number,
   ): Promise<string> {
     const deadline = this.deps.now() + timeoutMs;
-    const context = given ?? (value === undefined ? await this.blindDeleteContext(key, timeoutMs) : EMPTY_CONTEXT);
+    const context =
+      given ?? (value === undefined ? await this.blindDeleteContext(key, timeoutMs) : EMPTY_CONTEXT);
     await this.catchUp(key, context, replicas, deadline);
     const stored = await this.deps.store.update(key, (s) => this.stamp(s, value, context));
     const encoded = encodeState(stored);
@@ -159,12 +160,19 @@ export class Coordinator {
    * A context may name versions this replica has not received yet (it answered late or was down);
    * fetch them from the other replicas first so the write supersedes exactly what the client saw.
    */
-  private async catchUp(key: string, context: CausalContext, replicas: NodeId[], deadline: number): Promise<void> {
+  private async catchUp(
+    key: string,
+    context: CausalContext,
+    replicas: NodeId[],
+    deadline: number,
+  ): Promise<void> {
     const local = (await this.deps.store.read(key)) ?? EMPTY_STATE;
     if (contextCaughtUp(local, context)) return;
     const others = replicas.filter((n) => n !== this.deps.self);
     const states = await Promise.allSettled(
-      others.map((n) => this.replicas.read(n, key, Math.min(this.remaining(deadline), this.deps.settings.peerTimeoutMs))),
+      others.map((n) =>
+        this.replicas.read(n, key, Math.min(this.remaining(deadline), this.deps.settings.peerTimeoutMs)),
+      ),
     );
     const merged = states.reduce<KeyState>(
       (acc, s) => (s.status === 'fulfilled' && s.value !== undefined ? mergeStates(acc, s.value) : acc),
@@ -173,7 +181,11 @@ export class Coordinator {
     if (merged !== EMPTY_STATE) await this.deps.store.merge(key, merged);
   }
 
-  private async forward(key: string, replicas: NodeId[], options: WriteOptions & { w: number; timeoutMs: number }): Promise<string> {
+  private async forward(
+    key: string,
+    replicas: NodeId[],
+    options: WriteOptions & { w: number; timeoutMs: number },
+  ): Promise<string> {
     const { peers } = this.deps;
     const ordered = [...replicas.filter((n) => !peers.isDown(n)), ...replicas.filter((n) => peers.isDown(n))];
     const deadline = this.deps.now() + options.timeoutMs;
@@ -197,7 +209,12 @@ export class Coordinator {
     throw new TesseraError(
       'INSUFFICIENT_REPLICAS',
       `None of the key's ${replicas.length} replicas could coordinate the write. Retry when more nodes are up.`,
-      { needed: 1, answered: 0, asked: replicas.length, cause: TesseraError.is(lastError) ? lastError.code : undefined },
+      {
+        needed: 1,
+        answered: 0,
+        asked: replicas.length,
+        cause: TesseraError.is(lastError) ? lastError.code : undefined,
+      },
     );
   }
 
@@ -206,8 +223,14 @@ export class Coordinator {
     const peerTimeoutMs = Math.min(timeoutMs, this.deps.settings.peerTimeoutMs);
     const calls = replicas.map((node) => ({ node, run: () => this.replicas.read(node, key, peerTimeoutMs) }));
     const outcome = await collectQuorum(calls, r, timeoutMs, 'read');
-    const state = outcome.replies.reduce<KeyState>((acc, reply) => mergeStates(acc, reply.value ?? EMPTY_STATE), EMPTY_STATE);
-    outcome.settled.then((all) => this.readRepair(key, all), () => {});
+    const state = outcome.replies.reduce<KeyState>(
+      (acc, reply) => mergeStates(acc, reply.value ?? EMPTY_STATE),
+      EMPTY_STATE,
+    );
+    outcome.settled.then(
+      (all) => this.readRepair(key, all),
+      () => {},
+    );
     return state;
   }
 
@@ -226,7 +249,11 @@ export class Coordinator {
     const { n } = this.deps.settings;
     const value = requested ?? this.deps.settings[kind];
     if (!Number.isInteger(value) || value < 1 || value > n) {
-      throw new TesseraError('INVALID_QUORUM', `${kind} must be a whole number from 1 to N (${n}); got ${value}.`, { [kind]: value, n });
+      throw new TesseraError(
+        'INVALID_QUORUM',
+        `${kind} must be a whole number from 1 to N (${n}); got ${value}.`,
+        { [kind]: value, n },
+      );
     }
     return value;
   }

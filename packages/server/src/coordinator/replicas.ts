@@ -23,7 +23,13 @@ export class Replicas {
   }
 
   /** Merges `state` into `node`'s copy; `encoded` is `encodeState(state)`, made once per write. */
-  async replicate(node: NodeId, key: string, state: KeyState, encoded: Uint8Array, timeoutMs: number): Promise<void> {
+  async replicate(
+    node: NodeId,
+    key: string,
+    state: KeyState,
+    encoded: Uint8Array,
+    timeoutMs: number,
+  ): Promise<void> {
     if (node === this.self) {
       await this.store.merge(key, state);
       return;
@@ -36,17 +42,25 @@ export class Replicas {
     this.replicate(node, key, state, encodeState(state), timeoutMs).catch(() => {});
   }
 
-  private async call<T>(node: NodeId, fn: (client: NonNullable<ReturnType<PeerDirectory['client']>>) => Promise<T>): Promise<T> {
+  private async call<T>(
+    node: NodeId,
+    fn: (client: NonNullable<ReturnType<PeerDirectory['client']>>) => Promise<T>,
+  ): Promise<T> {
     const client = this.peers.client(node);
     if (client === undefined) {
-      throw new TesseraError('PEER_UNAVAILABLE', `Node ${node} is not a known member; its address is not known yet.`, { peer: node });
+      throw new TesseraError(
+        'PEER_UNAVAILABLE',
+        `Node ${node} is not a known member; its address is not known yet.`,
+        { peer: node },
+      );
     }
     try {
       const result = await fn(client);
       this.peers.markAlive(node);
       return result;
     } catch (err) {
-      if (TesseraError.is(err) && (err.code === 'PEER_UNAVAILABLE' || err.code === 'TIMEOUT')) this.peers.markFailed(node, err);
+      if (TesseraError.is(err) && (err.code === 'PEER_UNAVAILABLE' || err.code === 'TIMEOUT'))
+        this.peers.markFailed(node, err);
       throw err;
     }
   }

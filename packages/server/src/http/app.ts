@@ -4,7 +4,12 @@
  * code table; nothing a client sends produces a 500.
  */
 import { ERROR_CODES, TesseraError } from '@tessera/core';
-import Fastify, { type FastifyBaseLogger, type FastifyError, type FastifyInstance, type FastifyReply } from 'fastify';
+import Fastify, {
+  type FastifyBaseLogger,
+  type FastifyError,
+  type FastifyInstance,
+  type FastifyReply,
+} from 'fastify';
 import type { Logger } from '../logger.js';
 import type { TesseraNode } from '../node/node.js';
 import { registerClusterRoutes } from './cluster-routes.js';
@@ -27,7 +32,13 @@ export function createHttpApp(node: TesseraNode, log: Logger): FastifyInstance {
   app.removeContentTypeParser('text/plain');
   app.setErrorHandler((err: FastifyError, _req, reply) => sendError(reply, toTesseraError(err, log)));
   app.setNotFoundHandler((req, reply) =>
-    sendError(reply, new TesseraError('ROUTE_NOT_FOUND', `No endpoint ${req.method} ${req.url.split('?')[0]}. See docs/api.md.`)),
+    sendError(
+      reply,
+      new TesseraError(
+        'ROUTE_NOT_FOUND',
+        `No endpoint ${req.method} ${req.url.split('?')[0]}. See docs/api.md.`,
+      ),
+    ),
   );
   registerKvRoutes(app, node);
   registerClusterRoutes(app, node);
@@ -49,11 +60,20 @@ function toTesseraError(err: FastifyError, log: Logger): TesseraError {
   }
   switch (err.code) {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
-      return new TesseraError('VALUE_TOO_LARGE', 'The request body is larger than this node accepts. Send a smaller value.');
+      return new TesseraError(
+        'VALUE_TOO_LARGE',
+        'The request body is larger than this node accepts. Send a smaller value.',
+      );
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
-      return new TesseraError('UNSUPPORTED_MEDIA_TYPE', 'Send the body as JSON with the header Content-Type: application/json.');
+      return new TesseraError(
+        'UNSUPPORTED_MEDIA_TYPE',
+        'Send the body as JSON with the header Content-Type: application/json.',
+      );
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
-      return new TesseraError('INVALID_JSON', 'The body is empty but Content-Type says JSON. Send a JSON object, or no Content-Type.');
+      return new TesseraError(
+        'INVALID_JSON',
+        'The body is empty but Content-Type says JSON. Send a JSON object, or no Content-Type.',
+      );
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
       return new TesseraError('INVALID_JSON', `The body is not valid JSON: ${err.message}`);
   }
@@ -64,5 +84,8 @@ function toTesseraError(err: FastifyError, log: Logger): TesseraError {
     return new TesseraError('BAD_REQUEST', err.message);
   }
   log.error({ err }, 'unexpected error');
-  return new TesseraError('INTERNAL', 'An unexpected error happened in the node; it is logged. Please report it.');
+  return new TesseraError(
+    'INTERNAL',
+    'An unexpected error happened in the node; it is logged. Please report it.',
+  );
 }

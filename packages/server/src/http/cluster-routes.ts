@@ -34,7 +34,10 @@ export function registerClusterRoutes(app: FastifyInstance, node: TesseraNode): 
   });
 
   app.post('/v1/admin/leave', async () => {
-    throw new TesseraError('NOT_SUPPORTED', 'Leaving with partition transfer is not available yet. Stop the node instead; its replicas keep serving.');
+    throw new TesseraError(
+      'NOT_SUPPORTED',
+      'Leaving with partition transfer is not available yet. Stop the node instead; its replicas keep serving.',
+    );
   });
 
   app.post('/v1/admin/remove', async (req) => {
@@ -62,8 +65,18 @@ export function status(node: TesseraNode) {
       .filter((m) => m.status !== 'removed')
       .map((m) => {
         const view: MemberView =
-          m.status === 'joining' || m.status === 'leaving' ? m.status : health.get(m.nodeId)?.down ? 'down' : 'up';
-        return { nodeId: m.nodeId, http: m.http, peer: m.peer, status: view, partitions: counts.get(m.nodeId) ?? 0 };
+          m.status === 'joining' || m.status === 'leaving'
+            ? m.status
+            : health.get(m.nodeId)?.down
+              ? 'down'
+              : 'up';
+        return {
+          nodeId: m.nodeId,
+          http: m.http,
+          peer: m.peer,
+          status: view,
+          partitions: counts.get(m.nodeId) ?? 0,
+        };
       }),
   };
 }

@@ -3,7 +3,14 @@ import { encodeContext, TesseraError } from '@tessera/core';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { TesseraNode } from '../node/node.js';
 import { renderSiblings } from './render.js';
-import { deleteBodySchema, parseInput, putBodySchema, readQuerySchema, validateKey, writeQuerySchema } from './schemas.js';
+import {
+  deleteBodySchema,
+  parseInput,
+  putBodySchema,
+  readQuerySchema,
+  validateKey,
+  writeQuerySchema,
+} from './schemas.js';
 
 type Op = 'get' | 'put' | 'delete' | 'get_local';
 
@@ -14,7 +21,10 @@ export function registerKvRoutes(app: FastifyInstance, node: TesseraNode): void 
     async (req: FastifyRequest, reply: FastifyReply): Promise<unknown> => {
       if (inflight >= node.config.inflightMax) {
         node.metrics.requests.inc({ op, outcome: 'OVERLOADED' });
-        throw new TesseraError('OVERLOADED', `This node is serving ${inflight} requests, its limit. Retry after a second.`);
+        throw new TesseraError(
+          'OVERLOADED',
+          `This node is serving ${inflight} requests, its limit. Retry after a second.`,
+        );
       }
       inflight++;
       node.metrics.inflight.set(inflight);
@@ -33,9 +43,18 @@ export function registerKvRoutes(app: FastifyInstance, node: TesseraNode): void 
       }
     };
 
-  app.get('/v1/kv/:key', guarded('get', (req, reply) => getKey(node, req, reply)));
-  app.put('/v1/kv/:key', guarded('put', (req) => putKey(node, req)));
-  app.delete('/v1/kv/:key', guarded('delete', (req) => deleteKey(node, req)));
+  app.get(
+    '/v1/kv/:key',
+    guarded('get', (req, reply) => getKey(node, req, reply)),
+  );
+  app.put(
+    '/v1/kv/:key',
+    guarded('put', (req) => putKey(node, req)),
+  );
+  app.delete(
+    '/v1/kv/:key',
+    guarded('delete', (req) => deleteKey(node, req)),
+  );
 }
 
 function keyOf(req: FastifyRequest): string {
@@ -53,7 +72,10 @@ async function getKey(node: TesseraNode, req: FastifyRequest, reply: FastifyRepl
           ...(query.timeoutMs === undefined ? {} : { timeoutMs: query.timeoutMs }),
         });
   if (state.siblings.length === 0) {
-    const body = { error: { code: 'NOT_FOUND', message: `Key "${key}" has no value.` }, ...(state.vv.length > 0 ? { context } : {}) };
+    const body = {
+      error: { code: 'NOT_FOUND', message: `Key "${key}" has no value.` },
+      ...(state.vv.length > 0 ? { context } : {}),
+    };
     return reply.code(404).send(body);
   }
   node.metrics.siblings.observe(state.siblings.length);
@@ -78,11 +100,17 @@ async function deleteKey(node: TesseraNode, req: FastifyRequest): Promise<unknow
   const key = keyOf(req);
   const query = parseInput(writeQuerySchema, req.query, 'query');
   const body = parseInput(deleteBodySchema, req.body, 'body');
-  const context = await node.coordinator.write(key, { value: undefined, ...writeOptions(query, body.context) });
+  const context = await node.coordinator.write(key, {
+    value: undefined,
+    ...writeOptions(query, body.context),
+  });
   return { context };
 }
 
-function writeOptions(query: { w?: number | undefined; timeoutMs?: number | undefined }, context: string | undefined) {
+function writeOptions(
+  query: { w?: number | undefined; timeoutMs?: number | undefined },
+  context: string | undefined,
+) {
   return {
     ...(query.w === undefined ? {} : { w: query.w }),
     ...(query.timeoutMs === undefined ? {} : { timeoutMs: query.timeoutMs }),

@@ -7,7 +7,9 @@ import type { KeyState } from '@tessera/core';
 const encoder = new TextEncoder();
 
 export function renderSiblings(key: string, context: string, state: KeyState): Buffer {
-  const parts: Uint8Array[] = [encoder.encode(`{"key":${JSON.stringify(key)},"context":${JSON.stringify(context)},"siblings":[`)];
+  const parts: Uint8Array[] = [
+    encoder.encode(`{"key":${JSON.stringify(key)},"context":${JSON.stringify(context)},"siblings":[`),
+  ];
   state.siblings.forEach((s, i) => {
     parts.push(encoder.encode(`${i === 0 ? '' : ','}{"value":`));
     parts.push(s.value);

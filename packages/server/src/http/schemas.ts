@@ -29,7 +29,10 @@ export const writeQuerySchema = z
 export const putBodySchema = z
   .object({ value: z.unknown(), context: z.string().max(16_384).optional() })
   .strict()
-  .refine((b) => b.value !== undefined, { message: 'value is required (use null for an explicit null)', path: ['value'] });
+  .refine((b) => b.value !== undefined, {
+    message: 'value is required (use null for an explicit null)',
+    path: ['value'],
+  });
 
 export const deleteBodySchema = z.object({ context: z.string().max(16_384).optional() }).strict();
 
@@ -57,14 +60,24 @@ function fail(code: 'BAD_REQUEST' | 'INVALID_QUORUM', message: string, issues: u
 
 export function validateKey(key: unknown): string {
   if (typeof key !== 'string' || key.length === 0) {
-    throw new TesseraError('INVALID_KEY', 'The key is empty. Put the key in the path: /v1/kv/<key>, percent-encoded.');
+    throw new TesseraError(
+      'INVALID_KEY',
+      'The key is empty. Put the key in the path: /v1/kv/<key>, percent-encoded.',
+    );
   }
   const bytes = Buffer.byteLength(key, 'utf8');
   if (bytes > KEY_BYTES_MAX) {
-    throw new TesseraError('INVALID_KEY', `The key is ${bytes} bytes of UTF-8; the limit is ${KEY_BYTES_MAX}.`, { bytes });
+    throw new TesseraError(
+      'INVALID_KEY',
+      `The key is ${bytes} bytes of UTF-8; the limit is ${KEY_BYTES_MAX}.`,
+      { bytes },
+    );
   }
   if (/\p{Cs}/u.test(key)) {
-    throw new TesseraError('INVALID_KEY', 'The key is not well-formed Unicode (it contains a lone surrogate).');
+    throw new TesseraError(
+      'INVALID_KEY',
+      'The key is not well-formed Unicode (it contains a lone surrogate).',
+    );
   }
   return key;
 }

@@ -8,7 +8,11 @@ const ATTEMPTS_MAX = 60;
 const RETRY_MS = 1_000;
 const CALL_TIMEOUT_MS = 5_000;
 
-export async function joinThroughSeeds(self: Member, seeds: readonly string[], log: Logger): Promise<ClusterState> {
+export async function joinThroughSeeds(
+  self: Member,
+  seeds: readonly string[],
+  log: Logger,
+): Promise<ClusterState> {
   let lastError: unknown;
   for (let attempt = 0; attempt < ATTEMPTS_MAX; attempt++) {
     for (const seed of seeds) {
@@ -20,7 +24,8 @@ export async function joinThroughSeeds(self: Member, seeds: readonly string[], l
       } catch (err) {
         lastError = err;
         // A refusal is final; an unreachable or starting seed is worth another try.
-        if (TesseraError.is(err) && (err.code === 'JOIN_REFUSED' || err.code === 'CLUSTER_MISMATCH')) throw err;
+        if (TesseraError.is(err) && (err.code === 'JOIN_REFUSED' || err.code === 'CLUSTER_MISMATCH'))
+          throw err;
         log.warn({ seed, err }, 'seed not reachable yet; retrying');
       } finally {
         client.close();
@@ -28,7 +33,11 @@ export async function joinThroughSeeds(self: Member, seeds: readonly string[], l
     }
     await new Promise((resolve) => setTimeout(resolve, RETRY_MS));
   }
-  throw new TesseraError('PEER_UNAVAILABLE', `No seed (${seeds.join(', ')}) admitted this node after ${ATTEMPTS_MAX} attempts. Check that a seed is running and reachable.`, {
-    cause: TesseraError.is(lastError) ? lastError.code : String(lastError),
-  });
+  throw new TesseraError(
+    'PEER_UNAVAILABLE',
+    `No seed (${seeds.join(', ')}) admitted this node after ${ATTEMPTS_MAX} attempts. Check that a seed is running and reachable.`,
+    {
+      cause: TesseraError.is(lastError) ? lastError.code : String(lastError),
+    },
+  );
 }

@@ -48,25 +48,52 @@ export class TesseraNode {
     }
   }
 
-  private static async boot(config: Config, log: Logger, closers: Array<() => Promise<void>>): Promise<TesseraNode> {
+  private static async boot(
+    config: Config,
+    log: Logger,
+    closers: Array<() => Promise<void>>,
+  ): Promise<TesseraNode> {
     const engine = await openEngine(config);
     closers.push(() => engine.close());
     const view = new ClusterView(engine);
-    const self: Member = { nodeId: config.nodeId, http: config.http, peer: config.peer, status: 'member', incarnation: 1 };
+    const self: Member = {
+      nodeId: config.nodeId,
+      http: config.http,
+      peer: config.peer,
+      status: 'member',
+      incarnation: 1,
+    };
     const handler = new PeerHandler(view, config.n, log.child({ component: 'peer-handler' }));
     const [peerHost, peerPort] = splitHostPort(config.peer);
-    const server = await startPeerServer(handler, { host: peerHost, port: peerPort, logger: log.child({ component: 'grpc' }) });
+    const server = await startPeerServer(handler, {
+      host: peerHost,
+      port: peerPort,
+      logger: log.child({ component: 'grpc' }),
+    });
     closers.push(() => server.close());
 
     const state = (await view.load(config.nodeId)) ?? (await TesseraNode.firstState(config, self, view, log));
-    log.info({ clusterId: state.clusterId, ringVersion: state.ring.version, members: state.members.length }, 'cluster state ready');
+    log.info(
+      { clusterId: state.clusterId, ringVersion: state.ring.version, members: state.members.length },
+      'cluster state ready',
+    );
 
-    const peers = new PeerDirectory(config.nodeId, (address) => createPeerClient(address, { logger: log.child({ component: 'peer-client' }) }), config.peerRetryMs, Date.now, log.child({ component: 'peers' }));
+    const peers = new PeerDirectory(
+      config.nodeId,
+      (address) => createPeerClient(address, { logger: log.child({ component: 'peer-client' }) }),
+      config.peerRetryMs,
+      Date.now,
+      log.child({ component: 'peers' }),
+    );
     peers.sync(state);
     view.onChange((s) => peers.sync(s));
     closers.push(async () => peers.close());
 
-    const store = new ReplicaStore(engine, { partitionCount: state.ring.partitionCount, sync: config.durability === 'fsync', siblingsMax: config.siblingsMax });
+    const store = new ReplicaStore(engine, {
+      partitionCount: state.ring.partitionCount,
+      sync: config.durability === 'fsync',
+      siblingsMax: config.siblingsMax,
+    });
     const coordinator = new Coordinator({
       self: config.nodeId,
       settings: config,
@@ -78,12 +105,30 @@ export class TesseraNode {
     });
     handler.ready({ store, coordinator });
 
-    const gossip = new Gossip({ view, peers, intervalMs: config.gossipIntervalMs, timeoutMs: config.peerTimeoutMs, random: Math.random, log: log.child({ component: 'gossip' }) });
+    const gossip = new Gossip({
+      view,
+      peers,
+      intervalMs: config.gossipIntervalMs,
+      timeoutMs: config.peerTimeoutMs,
+      random: Math.random,
+      log: log.child({ component: 'gossip' }),
+    });
     gossip.start();
     closers.push(async () => gossip.stop());
 
     const metrics = new NodeMetrics();
-    const node = new TesseraNode(config, view, peers, coordinator, store, metrics, engine, gossip, closers, log);
+    const node = new TesseraNode(
+      config,
+      view,
+      peers,
+      coordinator,
+      store,
+      metrics,
+      engine,
+      gossip,
+      closers,
+      log,
+    );
     const app = createHttpApp(node, log.child({ component: 'http' }));
     const [httpHost, httpPort] = splitHostPort(config.http);
     await app.listen({ host: httpHost, port: httpPort });
@@ -93,13 +138,22 @@ export class TesseraNode {
   }
 
   /** A new data dir: create a cluster, or join the one the seeds belong to. */
-  private static async firstState(config: Config, self: Member, view: ClusterView, log: Logger): Promise<ClusterState> {
+  private static async firstState(
+    config: Config,
+    self: Member,
+    view: ClusterView,
+    log: Logger,
+  ): Promise<ClusterState> {
     if (config.seeds.length > 0) {
       const joined = await joinThroughSeeds(self, config.seeds, log.child({ component: 'join' }));
       await view.set(joined);
       return joined;
     }
-    const created: ClusterState = { clusterId: randomUUID(), ring: createRing(config.partitions, config.nodeId), members: [self] };
+    const created: ClusterState = {
+      clusterId: randomUUID(),
+      ring: createRing(config.partitions, config.nodeId),
+      members: [self],
+    };
     await view.set(created);
     log.info({ clusterId: created.clusterId, partitions: config.partitions }, 'created a new cluster');
     return created;
@@ -119,7 +173,8 @@ export class TesseraNode {
 
   async stop(): Promise<void> {
     this.log.info('node stopping');
-    for (const close of this.closers.reverse()) await close().catch((err: unknown) => this.log.warn({ err }, 'error while stopping'));
+    for (const close of this.closers.reverse())
+      await close().catch((err: unknown) => this.log.warn({ err }, 'error while stopping'));
   }
 }
 

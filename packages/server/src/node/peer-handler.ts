@@ -80,9 +80,10 @@ export class PeerHandler implements PeerApi {
     const next: ClusterState = {
       ...state,
       ring,
-      members: [...state.members.filter((m) => m.nodeId !== member.nodeId), { ...member, status: 'member' as const }].sort((a, b) =>
-        a.nodeId < b.nodeId ? -1 : 1,
-      ),
+      members: [
+        ...state.members.filter((m) => m.nodeId !== member.nodeId),
+        { ...member, status: 'member' as const },
+      ].sort((a, b) => (a.nodeId < b.nodeId ? -1 : 1)),
     };
     await this.view.set(next);
     this.log.info({ joined: member.nodeId, ringVersion: ring.version }, 'node joined the cluster');
