@@ -89,7 +89,8 @@ describe('vvCompare', () => {
           [a, x, y],
           [x, y, a],
         ] as const) {
-          if (vvCompare(p, q) === 'before' && vvCompare(q, r) === 'before') expect(vvCompare(p, r)).toBe('before');
+          if (vvCompare(p, q) === 'before' && vvCompare(q, r) === 'before')
+            expect(vvCompare(p, r)).toBe('before');
         }
         expect(['before', 'equal']).toContain(vvCompare(a, c));
       }),
@@ -180,7 +181,8 @@ describe('vvPrune', () => {
         const kept = new Set(out.map((e) => e.node));
         const dropped = vv.filter((e) => !kept.has(e.node));
         const survivors = out.filter((e) => !keep.has(e.node));
-        for (const d of dropped) for (const s of survivors) expect(d.timestampMs).toBeLessThanOrEqual(s.timestampMs);
+        for (const d of dropped)
+          for (const s of survivors) expect(d.timestampMs).toBeLessThanOrEqual(s.timestampMs);
       }),
     );
   });

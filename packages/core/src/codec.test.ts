@@ -6,7 +6,7 @@ import { type ErrorCode, TesseraError } from './errors.js';
 import type { KeyState, Sibling } from './versions.js';
 
 const MAX = Number.MAX_SAFE_INTEGER;
-const nodeArb = fc.string({ unit: 'binary', maxLength: 12 });
+const nodeArb = fc.string({ unit: 'grapheme', maxLength: 12 });
 const counterArb = fc.integer({ min: 1, max: MAX });
 const timeArb = fc.integer({ min: 0, max: MAX });
 
@@ -23,12 +23,19 @@ const siblingArb: fc.Arbitrary<Sibling> = fc.record({
   value: fc.uint8Array({ maxLength: 40 }),
 });
 
-const stateArb: fc.Arbitrary<KeyState> = fc.record({ vv: vvArb, siblings: fc.array(siblingArb, { maxLength: 5 }) });
+const stateArb: fc.Arbitrary<KeyState> = fc.record({
+  vv: vvArb,
+  siblings: fc.array(siblingArb, { maxLength: 5 }),
+});
 
 /** Plain data, so byte values compare by content whatever buffer they view. */
 const plain = (s: KeyState) => ({
   vv: s.vv.map((e) => ({ ...e })),
-  siblings: s.siblings.map((x) => ({ dot: { ...x.dot }, lastModifiedMs: x.lastModifiedMs, value: [...x.value] })),
+  siblings: s.siblings.map((x) => ({
+    dot: { ...x.dot },
+    lastModifiedMs: x.lastModifiedMs,
+    value: [...x.value],
+  })),
 });
 
 function thrown(fn: () => unknown, required = true): unknown {
@@ -78,7 +85,9 @@ describe('encodeState / decodeState', () => {
         { node: '', counter: 1, timestampMs: 0 },
         { node: 'n\u0000\u{1F600}', counter: MAX, timestampMs: MAX },
       ],
-      siblings: [{ dot: { node: '\u{10FFFF}', counter: MAX }, lastModifiedMs: MAX, value: new Uint8Array(300) }],
+      siblings: [
+        { dot: { node: '\u{10FFFF}', counter: MAX }, lastModifiedMs: MAX, value: new Uint8Array(300) },
+      ],
     };
     expect(plain(decodeState(encodeState(state)))).toEqual(plain(state));
     expect(plain(decodeState(encodeState({ vv: [], siblings: [] })))).toEqual({ vv: [], siblings: [] });
@@ -91,7 +100,8 @@ describe('encodeState / decodeState', () => {
         const wrong: string[] = [];
         for (let n = 0; n < bytes.length; n++) {
           const err = thrown(() => decodeState(bytes.subarray(0, n)), false);
-          if (!(err instanceof TesseraError) || err.code !== 'BAD_REQUEST') wrong.push(`${n}: ${String(err)}`);
+          if (!(err instanceof TesseraError) || err.code !== 'BAD_REQUEST')
+            wrong.push(`${n}: ${String(err)}`);
         }
         expect(wrong).toEqual([]);
       }),
@@ -147,12 +157,20 @@ describe('decode limits', () => {
         const bytes = encodeState(state);
         const entries = state.vv.length;
         const siblings = state.siblings.length;
-        expect(decodeState(bytes, { entriesMax: entries, siblingsMax: siblings }).siblings.length).toBe(siblings);
+        expect(decodeState(bytes, { entriesMax: entries, siblingsMax: siblings }).siblings.length).toBe(
+          siblings,
+        );
         if (entries > 0) {
-          expectTesseraError(() => decodeState(bytes, { entriesMax: entries - 1, siblingsMax: siblings }), 'BAD_REQUEST');
+          expectTesseraError(
+            () => decodeState(bytes, { entriesMax: entries - 1, siblingsMax: siblings }),
+            'BAD_REQUEST',
+          );
         }
         if (siblings > 0) {
-          expectTesseraError(() => decodeState(bytes, { entriesMax: entries, siblingsMax: siblings - 1 }), 'BAD_REQUEST');
+          expectTesseraError(
+            () => decodeState(bytes, { entriesMax: entries, siblingsMax: siblings - 1 }),
+            'BAD_REQUEST',
+          );
         }
       }),
     );

@@ -135,7 +135,12 @@ function dotId(dot: Dot): string {
  * would hand out a dot again (e.g. after a delete), and a replica that saw the old write would then
  * treat the new one as seen and drop it, or keep the old value in its place.
  */
-function prune(vv: VersionVector, siblings: readonly Sibling[], entriesMax: number, coordinator: NodeId): VersionVector {
+function prune(
+  vv: VersionVector,
+  siblings: readonly Sibling[],
+  entriesMax: number,
+  coordinator: NodeId,
+): VersionVector {
   if (vv.length <= entriesMax) return vv;
   return vvPrune(vv, entriesMax, new Set([coordinator, ...siblings.map((s) => s.dot.node)]));
 }
