@@ -46,6 +46,13 @@ export interface WriteInput {
   readonly nowMs: number;
   /** Bound on version vector entries (paper 4.4 pruning). */
   readonly vvEntriesMax: number;
+  /**
+   * The smallest counter the new dot may take. A node passes its node-wide, persisted counter, so
+   * its dots stay unique even for a key whose state it no longer holds (collected tombstone,
+   * partition moved away and back, lost disk). Counters of one node for one key then grow with gaps,
+   * which is fine: a vector entry (node, n) says every write of that node to the key up to n was seen.
+   */
+  readonly counterMin?: number;
 }
 
 /**
@@ -57,7 +64,10 @@ export function applyWrite(stored: KeyState, input: WriteInput): KeyState {
   let vv = vvMerge(stored.vv, input.context.vv);
   let siblings = kept;
   if (input.value !== undefined) {
-    const dot: Dot = { node: input.node, counter: vvGet(vv, input.node) + 1 };
+    const dot: Dot = {
+      node: input.node,
+      counter: Math.max(vvGet(vv, input.node) + 1, input.counterMin ?? 0),
+    };
     vv = vvAdd(vv, dot, input.nowMs);
     siblings = [...kept, { dot, value: input.value, lastModifiedMs: input.nowMs }].sort(compareSiblings);
   }

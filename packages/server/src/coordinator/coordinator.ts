@@ -47,6 +47,8 @@ export interface CoordinatorDeps {
   readonly store: ReplicaStore;
   readonly peers: PeerDirectory;
   readonly now: () => number;
+  /** Node-wide dot counters (see node/dot-counter.ts). */
+  readonly counters: { take(): Promise<number> };
   readonly log: Logger;
 }
 
@@ -122,7 +124,8 @@ export class Coordinator {
     const context =
       given ?? (value === undefined ? await this.blindDeleteContext(key, timeoutMs) : EMPTY_CONTEXT);
     await this.catchUp(key, context, replicas, deadline);
-    const stored = await this.deps.store.update(key, (s) => this.stamp(s, value, context));
+    const counterMin = value === undefined ? undefined : await this.deps.counters.take();
+    const stored = await this.deps.store.update(key, (s) => this.stamp(s, value, context, counterMin));
     const encoded = encodeState(stored);
     const calls = replicas.map((node) => ({
       node,
@@ -137,13 +140,19 @@ export class Coordinator {
   }
 
   /** The coordinator's update; the store refuses it if it would grow the key past siblingsMax. */
-  private stamp(stored: KeyState, value: Uint8Array | undefined, context: CausalContext): KeyState {
+  private stamp(
+    stored: KeyState,
+    value: Uint8Array | undefined,
+    context: CausalContext,
+    counterMin: number | undefined,
+  ): KeyState {
     return applyWrite(stored, {
       node: this.deps.self,
       context,
       value,
       nowMs: this.deps.now(),
       vvEntriesMax: this.deps.settings.vvEntriesMax,
+      ...(counterMin === undefined ? {} : { counterMin }),
     });
   }
 

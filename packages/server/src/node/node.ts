@@ -20,6 +20,7 @@ import { MemoryEngine } from '../storage/memory-engine.js';
 import { ReplicaStore } from '../storage/replica-store.js';
 import { createPeerClient } from '../transport/grpc-client.js';
 import { startPeerServer } from '../transport/grpc-server.js';
+import { DotCounter } from './dot-counter.js';
 import { joinThroughSeeds } from './join.js';
 import { NodeMetrics } from './metrics.js';
 import { PeerHandler } from './peer-handler.js';
@@ -94,7 +95,9 @@ export class TesseraNode {
       sync: config.durability === 'fsync',
       siblingsMax: config.siblingsMax,
     });
+    const counters = await DotCounter.load(engine);
     const coordinator = new Coordinator({
+      counters,
       self: config.nodeId,
       settings: config,
       ring: () => view.require().ring,

@@ -120,6 +120,7 @@ export const readRequestSchema = z.object({ key: keySchema }) satisfies z.ZodTyp
 export const replicateRequestSchema = z.object({
   key: keySchema,
   state: bytesSchema.refine((state) => state.byteLength > 0, 'must not be empty'),
+  hint: nodeIdSchema.optional(),
 }) satisfies z.ZodType<unknown, pb.ReplicateRequest>;
 
 /** A proto `CoordinateRequest` in, the `PeerApi` one out. */

@@ -68,8 +68,12 @@ class GrpcPeerClient implements PeerClient {
     return reply.found ? reply.state : undefined;
   }
 
-  async replicate(key: string, state: Uint8Array, timeoutMs: number): Promise<void> {
-    await this.call(peerService.replicate, { key, state }, timeoutMs);
+  async replicate(key: string, state: Uint8Array, timeoutMs: number, hint?: string): Promise<void> {
+    await this.call(
+      peerService.replicate,
+      hint === undefined ? { key, state } : { key, state, hint },
+      timeoutMs,
+    );
   }
 
   async coordinate(request: CoordinateRequest, timeoutMs: number): Promise<CoordinateReply> {

@@ -71,8 +71,8 @@ export async function startPeerServer(
       const state = await handler.read(key);
       return state === undefined ? NOT_FOUND : { found: true, state };
     }),
-    replicate: unary(peerService.replicate, replicateRequestSchema, log, async ({ key, state }) => {
-      await handler.replicate(key, state);
+    replicate: unary(peerService.replicate, replicateRequestSchema, log, async ({ key, state, hint }) => {
+      await handler.replicate(key, state, hint);
       return REPLICATED;
     }),
     coordinate: unary(peerService.coordinate, coordinateRequestSchema, log, (request) =>

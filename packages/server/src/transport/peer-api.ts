@@ -24,8 +24,11 @@ export interface CoordinateReply {
 export interface PeerApi {
   /** This replica's stored state of `key` (core `encodeState` bytes), or undefined if none. */
   read(key: string): Promise<Uint8Array | undefined>;
-  /** Merge `state` (core `encodeState` bytes) into this replica's copy of `key`. */
-  replicate(key: string, state: Uint8Array): Promise<void>;
+  /**
+   * Merge `state` (core `encodeState` bytes) into this replica's copy of `key`; with `hint`, keep it
+   * instead as a hint for that node, which was down (sloppy quorum), and hand it off later.
+   */
+  replicate(key: string, state: Uint8Array, hint?: string): Promise<void>;
   /** Coordinate a put or delete for a key this node is a replica of (forwarded by another node). */
   coordinate(request: CoordinateRequest): Promise<CoordinateReply>;
   /** Push-pull gossip: merge the caller's view and answer with this node's merged view. */
@@ -39,7 +42,7 @@ export interface PeerClient {
   /** host:port of the peer. */
   readonly address: string;
   read(key: string, timeoutMs: number): Promise<Uint8Array | undefined>;
-  replicate(key: string, state: Uint8Array, timeoutMs: number): Promise<void>;
+  replicate(key: string, state: Uint8Array, timeoutMs: number, hint?: string): Promise<void>;
   coordinate(request: CoordinateRequest, timeoutMs: number): Promise<CoordinateReply>;
   gossip(state: ClusterState, timeoutMs: number): Promise<ClusterState>;
   join(member: Member, timeoutMs: number): Promise<ClusterState>;
