@@ -6,3 +6,4 @@ export * from './hash.js';
 export * from './membership.js';
 export * from './ring.js';
 export * from './versions.js';
+export * from './sloppy-quorum.js';

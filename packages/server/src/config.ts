@@ -49,6 +49,22 @@ export const configSchema = z
     peerRetryMs: z.number().int().min(50).max(60_000).default(2_000),
     /** Requests coordinated at once by this node; past it, new ones get 503. */
     inflightMax: z.number().int().min(1).max(100_000).default(5_000),
+    /** Hints held for down replicas, at most; past it new hints are refused (see docs/operations.md). */
+    hintsMax: z.number().int().min(1).max(10_000_000).default(100_000),
+    hintBytesMax: z
+      .number()
+      .int()
+      .min(1024)
+      .max(16 * 1024 * 1024 * 1024)
+      .default(256 * 1024 * 1024),
+    handoffIntervalMs: z.number().int().min(50).max(600_000).default(1_000),
+    /** Hints sent to one target per handoff round. */
+    handoffBatchMax: z.number().int().min(1).max(10_000).default(256),
+    /** Background work units (a hint delivered, a key repaired) per second when the foreground is fast. */
+    backgroundRateMaxPerSec: z.number().int().min(1).max(1_000_000).default(5_000),
+    backgroundRateMinPerSec: z.number().int().min(1).max(1_000_000).default(100),
+    /** Foreground p99 latency above which background work is slowed (paper 6.5). */
+    foregroundLatencyTargetMs: z.number().int().min(1).max(60_000).default(50),
     logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   })
   .strict()

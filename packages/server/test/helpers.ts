@@ -1,5 +1,5 @@
 /** Helpers for black-box tests against real node processes on loopback. */
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -145,3 +145,22 @@ export type SiblingBody = {
   context: string;
   siblings: { value: unknown; lastModified: string }[];
 };
+
+/** Writes a JSON config file for `tessera start --config` and returns its path. */
+export async function configFile(settings: Record<string, unknown>): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), 'tessera-config-'));
+  const path = join(dir, 'config.json');
+  await writeFile(path, JSON.stringify(settings));
+  return path;
+}
+
+export async function preferenceList(base: string, key: string): Promise<string[]> {
+  const res = await http(base, 'GET', `/v1/preference-list/${encodeURIComponent(key)}`);
+  return res.body.nodes as string[];
+}
+
+export async function localValues(base: string, key: string): Promise<unknown[] | undefined> {
+  const res = await http(base, 'GET', kvPath(key, '?local=true'));
+  if (res.status === 404) return undefined;
+  return (res.body as unknown as SiblingBody).siblings.map((s) => s.value);
+}

@@ -22,11 +22,14 @@ import {
   preferenceList,
   type Ring,
   sameState,
+  sloppyTargets,
   TesseraError,
 } from '@tessera/core';
 import type { PeerDirectory } from '../cluster/peers.js';
 import type { Logger } from '../logger.js';
+import type { HintStore } from '../storage/hint-store.js';
 import type { ReplicaStore } from '../storage/replica-store.js';
+import { replicateWrite } from './fan-out.js';
 import { collectQuorum, type ReplicaReply } from './quorum.js';
 import { Replicas } from './replicas.js';
 
@@ -45,6 +48,7 @@ export interface CoordinatorDeps {
   readonly settings: CoordinatorSettings;
   readonly ring: () => Ring;
   readonly store: ReplicaStore;
+  readonly hints: HintStore;
   readonly peers: PeerDirectory;
   readonly now: () => number;
   /** Node-wide dot counters (see node/dot-counter.ts). */
@@ -76,13 +80,18 @@ export class Coordinator {
   private readonly replicas: Replicas;
 
   constructor(private readonly deps: CoordinatorDeps) {
-    this.replicas = new Replicas(deps.self, deps.store, deps.peers);
+    this.replicas = new Replicas(deps.self, deps.store, deps.hints, deps.peers);
   }
 
-  /** The key's replicas: the first N distinct nodes of its preference list. */
-  replicasFor(key: string): NodeId[] {
+  /** The key's whole preference list: its N replicas first, then the fallbacks in ring order. */
+  preferenceFor(key: string): NodeId[] {
     const ring = this.deps.ring();
-    return preferenceList(ring, partitionOf(ring.partitionCount, key)).slice(0, this.deps.settings.n);
+    return preferenceList(ring, partitionOf(ring.partitionCount, key));
+  }
+
+  /** The key's replicas (primaries): the first N distinct nodes of its preference list. */
+  replicasFor(key: string): NodeId[] {
+    return this.preferenceFor(key).slice(0, this.deps.settings.n);
   }
 
   async get(key: string, options: ReadOptions = {}): Promise<ReadResult> {
@@ -107,7 +116,9 @@ export class Coordinator {
     const timeoutMs = options.timeoutMs ?? settings.requestTimeoutMs;
     const replicas = this.replicasFor(key);
     if (!replicas.includes(this.deps.self) && options.forwarded !== true) {
-      return this.forward(key, replicas, { ...options, w, timeoutMs });
+      const forwarded = await this.forward(key, replicas, { ...options, w, timeoutMs });
+      if (forwarded !== undefined) return forwarded;
+      // No replica can coordinate: this node does, as a fallback (sloppy quorum, paper 4.6).
     }
     return this.coordinateWrite(key, replicas, options.value, context, w, timeoutMs);
   }
@@ -126,15 +137,17 @@ export class Coordinator {
     await this.catchUp(key, context, replicas, deadline);
     const counterMin = value === undefined ? undefined : await this.deps.counters.take();
     const stored = await this.deps.store.update(key, (s) => this.stamp(s, value, context, counterMin));
-    const encoded = encodeState(stored);
-    const calls = replicas.map((node) => ({
-      node,
-      run: () =>
-        node === this.deps.self
-          ? Promise.resolve()
-          : this.replicas.replicate(node, key, stored, encoded, this.remaining(deadline)),
-    }));
-    await collectQuorum(calls, w, this.remaining(deadline), 'write');
+    await replicateWrite(this.replicas, {
+      self: this.deps.self,
+      key,
+      preference: this.preferenceFor(key),
+      n: this.deps.settings.n,
+      w,
+      state: stored,
+      encoded: encodeState(stored),
+      deadline,
+      now: this.deps.now,
+    });
     const written = value === undefined ? undefined : latestDot(stored, this.deps.self);
     return encodeContext(key, contextAfterWrite(context, written));
   }
@@ -190,15 +203,18 @@ export class Coordinator {
     if (merged !== EMPTY_STATE) await this.deps.store.merge(key, merged);
   }
 
+  /**
+   * Hands the write to a replica of the key. Answers undefined when no replica is reachable, so
+   * this node coordinates it as a fallback instead.
+   */
   private async forward(
     key: string,
     replicas: NodeId[],
     options: WriteOptions & { w: number; timeoutMs: number },
-  ): Promise<string> {
+  ): Promise<string | undefined> {
     const { peers } = this.deps;
-    const ordered = [...replicas.filter((n) => !peers.isDown(n)), ...replicas.filter((n) => peers.isDown(n))];
+    const ordered = replicas.filter((n) => !peers.isDown(n));
     const deadline = this.deps.now() + options.timeoutMs;
-    let lastError: unknown;
     for (const node of ordered) {
       const client = peers.client(node);
       if (client === undefined) continue;
@@ -212,32 +228,33 @@ export class Coordinator {
         // Only an unreachable coordinator is surely untouched; anything else may have been applied.
         if (!TesseraError.is(err) || err.code !== 'PEER_UNAVAILABLE') throw err;
         peers.markFailed(node, err);
-        lastError = err;
       }
     }
-    throw new TesseraError(
-      'INSUFFICIENT_REPLICAS',
-      `None of the key's ${replicas.length} replicas could coordinate the write. Retry when more nodes are up.`,
-      {
-        needed: 1,
-        answered: 0,
-        asked: replicas.length,
-        cause: TesseraError.is(lastError) ? lastError.code : undefined,
-      },
-    );
+    return undefined;
   }
 
+  /** Asks the first N healthy nodes of the preference list (sloppy quorum) and merges R answers. */
   private async readQuorum(key: string, r: number, timeoutMs: number): Promise<KeyState> {
-    const replicas = this.replicasFor(key);
+    const { targets } = sloppyTargets(this.preferenceFor(key), this.deps.settings.n, (n) =>
+      this.replicas.isDown(n),
+    );
     const peerTimeoutMs = Math.min(timeoutMs, this.deps.settings.peerTimeoutMs);
-    const calls = replicas.map((node) => ({ node, run: () => this.replicas.read(node, key, peerTimeoutMs) }));
+    const calls = targets.map(({ node }) => ({
+      node,
+      run: () => this.replicas.read(node, key, peerTimeoutMs),
+    }));
     const outcome = await collectQuorum(calls, r, timeoutMs, 'read');
     const state = outcome.replies.reduce<KeyState>(
       (acc, reply) => mergeStates(acc, reply.value ?? EMPTY_STATE),
       EMPTY_STATE,
     );
+    const primaries = new Set(this.replicasFor(key));
     outcome.settled.then(
-      (all) => this.readRepair(key, all),
+      (all) =>
+        this.readRepair(
+          key,
+          all.filter((reply) => primaries.has(reply.node)),
+        ),
       () => {},
     );
     return state;

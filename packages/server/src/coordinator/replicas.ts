@@ -4,6 +4,7 @@
  */
 import { decodeState, encodeState, type KeyState, type NodeId, TesseraError } from '@tessera/core';
 import type { PeerDirectory } from '../cluster/peers.js';
+import type { HintStore } from '../storage/hint-store.js';
 import type { ReplicaStore } from '../storage/replica-store.js';
 
 /** Peer replies are decoded with bounds, so a hostile or broken peer cannot exhaust memory. */
@@ -13,8 +14,13 @@ export class Replicas {
   constructor(
     private readonly self: NodeId,
     private readonly store: ReplicaStore,
+    private readonly hints: HintStore,
     private readonly peers: PeerDirectory,
   ) {}
+
+  isDown(node: NodeId): boolean {
+    return node !== this.self && this.peers.isDown(node);
+  }
 
   async read(node: NodeId, key: string, timeoutMs: number): Promise<KeyState | undefined> {
     if (node === this.self) return this.store.read(key);
@@ -22,19 +28,24 @@ export class Replicas {
     return bytes === undefined ? undefined : decodeState(bytes, DECODE_LIMITS);
   }
 
-  /** Merges `state` into `node`'s copy; `encoded` is `encodeState(state)`, made once per write. */
+  /**
+   * Merges `state` into `node`'s copy; with `hint`, `node` keeps it as a hint for that down replica
+   * instead. `encoded` is `encodeState(state)`, made once per write.
+   */
   async replicate(
     node: NodeId,
     key: string,
     state: KeyState,
     encoded: Uint8Array,
     timeoutMs: number,
+    hint?: NodeId,
   ): Promise<void> {
     if (node === this.self) {
-      await this.store.merge(key, state);
+      if (hint === undefined || hint === this.self) await this.store.merge(key, state);
+      else await this.hints.add(hint, key, state);
       return;
     }
-    await this.call(node, (c) => c.replicate(key, encoded, timeoutMs));
+    await this.call(node, (c) => c.replicate(key, encoded, timeoutMs, hint));
   }
 
   /** Sends a merged state to `node` without waiting (read repair); failures only mark the peer. */

@@ -9,6 +9,7 @@ import Fastify, {
   type FastifyError,
   type FastifyInstance,
   type FastifyReply,
+  LogController,
 } from 'fastify';
 import type { Logger } from '../logger.js';
 import type { TesseraNode } from '../node/node.js';
@@ -21,9 +22,9 @@ const BODY_OVERHEAD_BYTES = 64 * 1024;
 export function createHttpApp(node: TesseraNode, log: Logger): FastifyInstance {
   const app = Fastify({
     loggerInstance: log as FastifyBaseLogger,
-    disableRequestLogging: true,
+    logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: node.config.valueBytesMax + BODY_OVERHEAD_BYTES,
-    maxParamLength: 8 * 1024,
+    routerOptions: { maxParamLength: 8 * 1024 },
     connectionTimeout: 60_000,
     requestTimeout: 120_000,
     return503OnClosing: true,

@@ -24,6 +24,13 @@ export function registerClusterRoutes(app: FastifyInstance, node: TesseraNode): 
 
   app.get('/v1/status', async () => status(node));
 
+  app.get('/v1/status/repair', async () => ({
+    nodeId: node.nodeId,
+    hints: { held: Object.fromEntries(node.hints.targets()), total: node.hints.totals() },
+    handoff: node.handoff.stats(),
+    admission: node.admission.stats(),
+  }));
+
   app.post('/v1/admin/join', async (req) => {
     parseInput(joinBodySchema, req.body, 'body');
     const state = node.view.require();
@@ -59,6 +66,11 @@ export function status(node: TesseraNode) {
     w: node.config.w,
     partitionCount: state.ring.partitionCount,
     ringVersion: state.ring.version,
+    ring: {
+      partitionCount: state.ring.partitionCount,
+      version: state.ring.version,
+      owners: state.ring.owners,
+    },
     storage: node.engineKind,
     durability: node.config.durability,
     members: state.members

@@ -29,6 +29,7 @@ export function registerKvRoutes(app: FastifyInstance, node: TesseraNode): void 
       inflight++;
       node.metrics.inflight.set(inflight);
       const end = node.metrics.latency.startTimer({ op });
+      const startedMs = performance.now();
       try {
         const result = await handler(req, reply);
         node.metrics.requests.inc({ op, outcome: reply.statusCode < 400 ? 'ok' : 'NOT_FOUND' });
@@ -40,6 +41,7 @@ export function registerKvRoutes(app: FastifyInstance, node: TesseraNode): void 
         inflight--;
         node.metrics.inflight.set(inflight);
         end();
+        node.admission.recordForeground(performance.now() - startedMs);
       }
     };
 

@@ -42,3 +42,64 @@ export class NodeMetrics {
     collectDefaultMetrics({ register: this.registry, prefix: 'tessera_process_' });
   }
 }
+
+export interface BackgroundSources {
+  readonly hints: () => Map<string, { count: number; bytes: number }>;
+  readonly handoff: () => { delivered: number; failed: number; deferred: number };
+  readonly admission: () => {
+    ratePerSec: number;
+    ran: Record<string, number>;
+    deferred: Record<string, number>;
+  };
+}
+
+/** Gauges read at scrape time from the background components (hints, handoff, admission). */
+export function registerBackgroundMetrics(registry: Registry, src: BackgroundSources): void {
+  const gauge = (
+    name: string,
+    help: string,
+    labelNames: string[],
+    read: (g: Gauge<string>) => void,
+  ): void => {
+    new Gauge({
+      name,
+      help,
+      labelNames,
+      registers: [registry],
+      collect() {
+        this.reset();
+        read(this);
+      },
+    });
+  };
+  gauge('tessera_hints_held', 'Hints held for a down replica, by target node.', ['target'], (g) => {
+    for (const [target, h] of src.hints()) g.set({ target }, h.count);
+  });
+  gauge('tessera_hint_bytes', 'Bytes of hints held, by target node.', ['target'], (g) => {
+    for (const [target, h] of src.hints()) g.set({ target }, h.bytes);
+  });
+  gauge('tessera_handoff_hints', 'Hints handed off since start, by outcome.', ['outcome'], (g) => {
+    const s = src.handoff();
+    g.set({ outcome: 'delivered' }, s.delivered);
+    g.set({ outcome: 'failed' }, s.failed);
+    g.set({ outcome: 'deferred' }, s.deferred);
+  });
+  gauge(
+    'tessera_background_work',
+    'Background work units since start, by kind and whether it ran or was deferred by admission control.',
+    ['kind', 'admitted'],
+    (g) => {
+      const s = src.admission();
+      for (const [kind, n] of Object.entries(s.ran)) g.set({ kind, admitted: 'ran' }, n);
+      for (const [kind, n] of Object.entries(s.deferred)) g.set({ kind, admitted: 'deferred' }, n);
+    },
+  );
+  gauge(
+    'tessera_background_rate_per_second',
+    'Background work units admitted per second right now (paper 6.5).',
+    [],
+    (g) => {
+      g.set(src.admission().ratePerSec);
+    },
+  );
+}

@@ -7,14 +7,17 @@ import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { type ClusterState, createRing, type Member, TesseraError } from '@tessera/core';
 import type { FastifyInstance } from 'fastify';
+import { AdmissionController } from '../background/admission.js';
 import { ClusterView } from '../cluster/cluster-view.js';
 import { Gossip } from '../cluster/gossip.js';
 import { PeerDirectory } from '../cluster/peers.js';
 import type { Config } from '../config.js';
 import { Coordinator } from '../coordinator/coordinator.js';
+import { Handoff } from '../handoff/handoff.js';
 import { createHttpApp } from '../http/app.js';
 import type { Logger } from '../logger.js';
 import type { StorageEngine } from '../storage/engine.js';
+import { HintStore } from '../storage/hint-store.js';
 import { LevelEngine } from '../storage/level-engine.js';
 import { MemoryEngine } from '../storage/memory-engine.js';
 import { ReplicaStore } from '../storage/replica-store.js';
@@ -22,22 +25,52 @@ import { createPeerClient } from '../transport/grpc-client.js';
 import { startPeerServer } from '../transport/grpc-server.js';
 import { DotCounter } from './dot-counter.js';
 import { joinThroughSeeds } from './join.js';
-import { NodeMetrics } from './metrics.js';
+import { NodeMetrics, registerBackgroundMetrics } from './metrics.js';
 import { PeerHandler } from './peer-handler.js';
 
+/** Everything a running node is made of. */
+export interface NodeParts {
+  readonly config: Config;
+  readonly view: ClusterView;
+  readonly peers: PeerDirectory;
+  readonly coordinator: Coordinator;
+  readonly store: ReplicaStore;
+  readonly hints: HintStore;
+  readonly handoff: Handoff;
+  readonly admission: AdmissionController;
+  readonly metrics: NodeMetrics;
+  readonly engine: StorageEngine;
+  readonly gossip: Gossip;
+}
+
 export class TesseraNode {
+  readonly config: Config;
+  readonly view: ClusterView;
+  readonly peers: PeerDirectory;
+  readonly coordinator: Coordinator;
+  readonly store: ReplicaStore;
+  readonly hints: HintStore;
+  readonly handoff: Handoff;
+  readonly admission: AdmissionController;
+  readonly metrics: NodeMetrics;
+
   private constructor(
-    readonly config: Config,
-    readonly view: ClusterView,
-    readonly peers: PeerDirectory,
-    readonly coordinator: Coordinator,
-    readonly store: ReplicaStore,
-    readonly metrics: NodeMetrics,
-    private readonly engine: StorageEngine,
-    private readonly gossip: Gossip,
+    private readonly parts: NodeParts,
     private readonly closers: Array<() => Promise<void>>,
     private readonly log: Logger,
-  ) {}
+  ) {
+    ({
+      config: this.config,
+      view: this.view,
+      peers: this.peers,
+      coordinator: this.coordinator,
+      store: this.store,
+      hints: this.hints,
+      handoff: this.handoff,
+      admission: this.admission,
+      metrics: this.metrics,
+    } = parts);
+  }
 
   static async start(config: Config, log: Logger): Promise<TesseraNode> {
     const closers: Array<() => Promise<void>> = [];
@@ -64,7 +97,7 @@ export class TesseraNode {
       status: 'member',
       incarnation: 1,
     };
-    const handler = new PeerHandler(view, config.n, log.child({ component: 'peer-handler' }));
+    const handler = new PeerHandler(config.nodeId, view, config.n, log.child({ component: 'peer-handler' }));
     const [peerHost, peerPort] = splitHostPort(config.peer);
     const server = await startPeerServer(handler, {
       host: peerHost,
@@ -95,9 +128,17 @@ export class TesseraNode {
       sync: config.durability === 'fsync',
       siblingsMax: config.siblingsMax,
     });
+    const hints = new HintStore(engine, {
+      hintsMax: config.hintsMax,
+      hintBytesMax: config.hintBytesMax,
+      sync: config.durability === 'fsync',
+      now: Date.now,
+    });
+    await hints.open();
     const counters = await DotCounter.load(engine);
     const coordinator = new Coordinator({
       counters,
+      hints,
       self: config.nodeId,
       settings: config,
       ring: () => view.require().ring,
@@ -106,7 +147,25 @@ export class TesseraNode {
       now: Date.now,
       log: log.child({ component: 'coordinator' }),
     });
-    handler.ready({ store, coordinator });
+    handler.ready({ store, coordinator, hints });
+    const admission = new AdmissionController({
+      rateMaxPerSec: config.backgroundRateMaxPerSec,
+      rateMinPerSec: config.backgroundRateMinPerSec,
+      latencyTargetMs: config.foregroundLatencyTargetMs,
+      windowMs: 1_000,
+      now: Date.now,
+    });
+    const handoff = new Handoff({
+      hints,
+      peers,
+      gate: admission,
+      batchMax: config.handoffBatchMax,
+      intervalMs: config.handoffIntervalMs,
+      timeoutMs: config.peerTimeoutMs,
+      log: log.child({ component: 'handoff' }),
+    });
+    handoff.start();
+    closers.push(async () => handoff.stop());
 
     const gossip = new Gossip({
       view,
@@ -120,15 +179,13 @@ export class TesseraNode {
     closers.push(async () => gossip.stop());
 
     const metrics = new NodeMetrics();
+    registerBackgroundMetrics(metrics.registry, {
+      hints: () => hints.targets(),
+      handoff: () => handoff.stats(),
+      admission: () => admission.stats(),
+    });
     const node = new TesseraNode(
-      config,
-      view,
-      peers,
-      coordinator,
-      store,
-      metrics,
-      engine,
-      gossip,
+      { config, view, peers, coordinator, store, hints, handoff, admission, metrics, engine, gossip },
       closers,
       log,
     );
@@ -167,11 +224,11 @@ export class TesseraNode {
   }
 
   get engineKind(): string {
-    return this.engine.kind;
+    return this.parts.engine.kind;
   }
 
   gossipRounds(): number {
-    return this.gossip.rounds;
+    return this.parts.gossip.rounds;
   }
 
   async stop(): Promise<void> {

@@ -6,6 +6,7 @@ import { type ClusterState, claim, decodeState, type Member, TesseraError } from
 import type { ClusterView } from '../cluster/cluster-view.js';
 import type { Coordinator } from '../coordinator/coordinator.js';
 import type { Logger } from '../logger.js';
+import type { HintStore } from '../storage/hint-store.js';
 import type { ReplicaStore } from '../storage/replica-store.js';
 import type { CoordinateReply, CoordinateRequest, PeerApi } from '../transport/peer-api.js';
 
@@ -14,6 +15,7 @@ const DECODE_LIMITS = { entriesMax: 1024, siblingsMax: 10_000 };
 
 export interface Serving {
   readonly store: ReplicaStore;
+  readonly hints: HintStore;
   readonly coordinator: Coordinator;
 }
 
@@ -22,6 +24,7 @@ export class PeerHandler implements PeerApi {
   private joins: Promise<unknown> = Promise.resolve();
 
   constructor(
+    private readonly self: string,
     private readonly view: ClusterView,
     private readonly n: number,
     private readonly log: Logger,
@@ -36,8 +39,11 @@ export class PeerHandler implements PeerApi {
     return this.require().store.readEncoded(key);
   }
 
-  async replicate(key: string, state: Uint8Array): Promise<void> {
-    await this.require().store.merge(key, decodeState(state, DECODE_LIMITS));
+  async replicate(key: string, state: Uint8Array, hint?: string): Promise<void> {
+    const serving = this.require();
+    const decoded = decodeState(state, DECODE_LIMITS);
+    if (hint === undefined || hint === this.self) await serving.store.merge(key, decoded);
+    else await serving.hints.add(hint, key, decoded);
   }
 
   async coordinate(request: CoordinateRequest): Promise<CoordinateReply> {

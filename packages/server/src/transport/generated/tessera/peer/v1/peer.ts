@@ -47,6 +47,11 @@ export interface ReplicateRequest {
   readonly key: string;
   /** Core `encodeState` bytes. */
   readonly state: Uint8Array;
+  /**
+   * Set when the receiver stands in for a down replica (sloppy quorum): the node the state is meant
+   * for. The receiver keeps it as a hint, apart from its own data, and hands it off later.
+   */
+  readonly hint?: string | undefined;
 }
 
 export interface ReplicateResponse {
@@ -215,7 +220,7 @@ export const ReadResponse: MessageFns<ReadResponse> = {
 };
 
 function createBaseReplicateRequest(): ReplicateRequest {
-  return { key: "", state: new Uint8Array(0) };
+  return { key: "", state: new Uint8Array(0), hint: undefined };
 }
 
 export const ReplicateRequest: MessageFns<ReplicateRequest> = {
@@ -225,6 +230,9 @@ export const ReplicateRequest: MessageFns<ReplicateRequest> = {
     }
     if (message.state.length !== 0) {
       writer.uint32(18).bytes(message.state);
+    }
+    if (message.hint !== undefined) {
+      writer.uint32(26).string(message.hint);
     }
     return writer;
   },
@@ -256,6 +264,14 @@ export const ReplicateRequest: MessageFns<ReplicateRequest> = {
             }
 
             message.state = reader.bytes();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.hint = reader.string();
             continue;
           }
         }

@@ -1,0 +1,51 @@
+/**
+ * Sending a new version to its replicas under a sloppy quorum (paper 4.6): the first N healthy
+ * nodes of the preference list, fallbacks carrying a hint for the primary they stand in for.
+ * When a target fails mid-request, the next healthy fallback takes its place with a hint, so a
+ * write reaches W nodes whenever W nodes are reachable.
+ */
+import { type KeyState, type NodeId, sloppyTargets, type Target, TesseraError } from '@tessera/core';
+import { collectQuorum } from './quorum.js';
+import type { Replicas } from './replicas.js';
+
+export interface FanOut {
+  readonly self: NodeId;
+  readonly key: string;
+  readonly preference: readonly NodeId[];
+  readonly n: number;
+  readonly w: number;
+  readonly state: KeyState;
+  readonly encoded: Uint8Array;
+  readonly deadline: number;
+  readonly now: () => number;
+}
+
+/**
+ * Resolves once W targets acknowledged. The coordinator has already stored the version in its own
+ * data (`self`), so self counts as an acknowledgement when it is a primary; as a fallback it also
+ * keeps a hint for the primary it stands in for.
+ */
+export async function replicateWrite(replicas: Replicas, f: FanOut): Promise<void> {
+  const { targets, spares } = sloppyTargets(f.preference, f.n, (node) => replicas.isDown(node));
+  const remaining = (): number => Math.max(1, f.deadline - f.now());
+  const send = async (target: Target): Promise<void> => {
+    if (target.node === f.self && target.hint === undefined) return;
+    try {
+      await replicas.replicate(target.node, f.key, f.state, f.encoded, remaining(), target.hint);
+    } catch (err) {
+      const spare = spares.shift();
+      if (spare === undefined || !substitutable(err)) throw err;
+      await send({ node: spare, hint: target.hint ?? target.node });
+    }
+  };
+  const calls = targets.map((target) => ({ node: target.node, run: () => send(target) }));
+  await collectQuorum(calls, f.w, remaining(), 'write');
+}
+
+/** A replica that is unreachable or too slow can be stood in for; one that refused cannot. */
+function substitutable(err: unknown): boolean {
+  return (
+    TesseraError.is(err) &&
+    (err.code === 'PEER_UNAVAILABLE' || err.code === 'TIMEOUT' || err.code === 'NODE_NOT_READY')
+  );
+}
