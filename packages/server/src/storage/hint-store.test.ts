@@ -1,0 +1,99 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { applyWrite, EMPTY_CONTEXT, EMPTY_STATE, type KeyState, TesseraError } from '@tessera/core';
+import { afterEach, describe, expect, it } from 'vitest';
+import { HintStore } from './hint-store.js';
+import { LevelEngine } from './level-engine.js';
+import { MemoryEngine } from './memory-engine.js';
+
+const write = (value: string, on: KeyState = EMPTY_STATE): KeyState =>
+  applyWrite(on, {
+    node: 'a',
+    context: EMPTY_CONTEXT,
+    value: new TextEncoder().encode(JSON.stringify(value)),
+    nowMs: 1,
+    vvEntriesMax: 8,
+  });
+
+const dirs: string[] = [];
+afterEach(async () => {
+  for (const d of dirs.splice(0)) await rm(d, { recursive: true, force: true });
+});
+
+async function memoryStore(limits: { hintsMax?: number; hintBytesMax?: number } = {}) {
+  const engine = new MemoryEngine();
+  await engine.open();
+  const store = new HintStore(engine, {
+    hintsMax: limits.hintsMax ?? 100,
+    hintBytesMax: limits.hintBytesMax ?? 1 << 20,
+    sync: false,
+    now: () => 5,
+  });
+  await store.open();
+  return store;
+}
+
+describe('HintStore', () => {
+  it('merges hints for one key and target, and keeps targets apart', async () => {
+    const store = await memoryStore();
+    const first = write('x');
+    await store.add('b', 'k', first);
+    await store.add('b', 'k', write('y', first));
+    await store.add('c', 'k', first);
+    expect([...store.targets()].map(([t, h]) => [t, h.count])).toEqual([
+      ['b', 1],
+      ['c', 1],
+    ]);
+    const [hint] = await store.take('b', 10);
+    expect(hint?.state.siblings).toHaveLength(2);
+    expect(hint?.createdMs).toBe(5);
+  });
+
+  it('refuses new hints past hintsMax or hintBytesMax and drops nothing it holds', async () => {
+    const store = await memoryStore({ hintsMax: 2 });
+    await store.add('b', 'k1', write('1'));
+    await store.add('b', 'k2', write('2'));
+    await expect(store.add('b', 'k3', write('3'))).rejects.toSatisfy(
+      (e) => TesseraError.is(e) && e.code === 'OVERLOADED',
+    );
+    expect(store.totals().count).toBe(2);
+    const small = await memoryStore({ hintBytesMax: 60 });
+    await small.add('b', 'k1', write('1'));
+    await expect(small.add('b', 'k2', write('a long value that does not fit'))).rejects.toSatisfy(
+      (e) => TesseraError.is(e) && e.code === 'OVERLOADED',
+    );
+    expect(small.totals().count).toBe(1);
+  });
+
+  it('removes a delivered hint only if no newer hinted write merged into it meanwhile', async () => {
+    const store = await memoryStore();
+    const first = write('1');
+    await store.add('b', 'k', first);
+    const [taken] = await store.take('b', 10);
+    await store.add('b', 'k', write('2', first));
+    expect(await store.remove('b', taken!)).toBe(false);
+    const [again] = await store.take('b', 10);
+    expect(await store.remove('b', again!)).toBe(true);
+    expect(store.totals()).toEqual({ count: 0, bytes: 0 });
+  });
+
+  it('still holds and counts its hints after the LevelDB engine is reopened', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'tessera-hints-'));
+    dirs.push(dir);
+    const engine = new LevelEngine(dir);
+    await engine.open();
+    const store = new HintStore(engine, { hintsMax: 10, hintBytesMax: 1 << 20, sync: true, now: () => 1 });
+    await store.open();
+    await store.add('b', 'k1', write('1'));
+    await store.add('c', 'k2', write('2'));
+    await engine.close();
+    const reopened = new LevelEngine(dir);
+    await reopened.open();
+    const again = new HintStore(reopened, { hintsMax: 10, hintBytesMax: 1 << 20, sync: true, now: () => 1 });
+    await again.open();
+    expect(again.totals()).toEqual(store.totals());
+    expect((await again.take('c', 10)).map((h) => h.key)).toEqual(['k2']);
+    await reopened.close();
+  });
+});
