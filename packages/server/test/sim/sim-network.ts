@@ -1,0 +1,127 @@
+/**
+ * A simulated network for the deterministic cluster simulation: every peer call is a message held
+ * until the driver delivers it, drops it, or loses its reply, chosen by a seeded random source.
+ * Nothing here uses real time, so a seed replays exactly.
+ */
+import { type ClusterState, type Member, type NodeId, TesseraError } from '@tessera/core';
+import type {
+  CoordinateReply,
+  CoordinateRequest,
+  PeerApi,
+  PeerClient,
+} from '../../src/transport/peer-api.js';
+
+/** mulberry32: a small seeded PRNG. */
+export function seededRandom(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+interface Message {
+  readonly from: NodeId;
+  readonly to: NodeId;
+  readonly run: (handler: PeerApi) => Promise<unknown>;
+  readonly resolve: (value: unknown) => void;
+  readonly reject: (err: unknown) => void;
+}
+
+export class SimNetwork {
+  private readonly pending: Message[] = [];
+  private readonly handlers = new Map<NodeId, PeerApi>();
+  private readonly blocked = new Set<string>();
+  /** Chance that a message is dropped, and (half as often) that its reply is lost after it ran. */
+  dropRate = 0;
+  delivered = 0;
+  dropped = 0;
+
+  constructor(readonly random: () => number) {}
+
+  /** Registers the node's current incarnation, or marks it down (undefined). */
+  attach(node: NodeId, handler: PeerApi | undefined): void {
+    if (handler === undefined) this.handlers.delete(node);
+    else this.handlers.set(node, handler);
+  }
+
+  partition(sideA: readonly NodeId[], sideB: readonly NodeId[]): void {
+    for (const a of sideA) for (const b of sideB) this.blocked.add(`${a}>${b}`).add(`${b}>${a}`);
+  }
+
+  heal(): void {
+    this.blocked.clear();
+  }
+
+  get inFlight(): number {
+    return this.pending.length;
+  }
+
+  send<T>(from: NodeId, to: NodeId, run: (handler: PeerApi) => Promise<T>): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      this.pending.push({ from, to, run, resolve: resolve as (v: unknown) => void, reject });
+    });
+  }
+
+  /** Delivers (or drops) one pending message, chosen at random. */
+  async step(): Promise<void> {
+    if (this.pending.length === 0) return;
+    const [message] = this.pending.splice(Math.floor(this.random() * this.pending.length), 1);
+    const { from, to, run, resolve, reject } = message!;
+    const handler = this.handlers.get(to);
+    if (handler === undefined || this.blocked.has(`${from}>${to}`) || this.random() < this.dropRate) {
+      this.dropped++;
+      reject(new TesseraError('PEER_UNAVAILABLE', `simulated: ${to} unreachable from ${from}`));
+      return;
+    }
+    const replyLost = this.random() < this.dropRate / 2;
+    this.delivered++;
+    // Not awaited: the handler may itself wait for messages only later steps deliver.
+    run(handler).then(
+      (value) => (replyLost ? reject(new TesseraError('TIMEOUT', `simulated: reply from ${to} lost`)) : resolve(value)),
+      reject,
+    );
+  }
+
+  client(from: NodeId, to: NodeId): PeerClient {
+    return new SimPeerClient(this, from, to);
+  }
+}
+
+class SimPeerClient implements PeerClient {
+  readonly address: string;
+
+  constructor(
+    private readonly network: SimNetwork,
+    private readonly from: NodeId,
+    private readonly to: NodeId,
+  ) {
+    this.address = to;
+  }
+
+  read(key: string): Promise<Uint8Array | undefined> {
+    return this.network.send(this.from, this.to, (h) => h.read(key));
+  }
+
+  replicate(key: string, state: Uint8Array, _timeoutMs: number, hint?: string): Promise<void> {
+    const copy = state.slice();
+    return this.network.send(this.from, this.to, (h) => h.replicate(key, copy, hint));
+  }
+
+  coordinate(request: CoordinateRequest): Promise<CoordinateReply> {
+    return this.network.send(this.from, this.to, (h) => h.coordinate(request));
+  }
+
+  gossip(state: ClusterState): Promise<ClusterState> {
+    return this.network.send(this.from, this.to, (h) => h.gossip(state));
+  }
+
+  join(member: Member): Promise<ClusterState> {
+    return this.network.send(this.from, this.to, (h) => h.join(member));
+  }
+
+  close(): void {}
+}
