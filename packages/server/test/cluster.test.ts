@@ -171,6 +171,15 @@ describe('a three-node cluster', () => {
     expect(still.siblings.map((s) => s.value)).toEqual([{ keep: true }]);
   });
 
+  it('serves the ring page for operators at /ui', async () => {
+    const res = await fetch(`${url(0)}/ui`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toContain('text/html');
+    const html = await res.text();
+    expect(html).toContain('<title>Tessera ring</title>');
+    expect(html).toContain("fetch('/v1/status'");
+  });
+
   it('accepts a key of exactly 1024 bytes', async () => {
     const key = 'é'.repeat(512);
     await put(0, key, 'max');

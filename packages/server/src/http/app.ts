@@ -15,6 +15,7 @@ import type { Logger } from '../logger.js';
 import type { TesseraNode } from '../node/node.js';
 import { registerClusterRoutes } from './cluster-routes.js';
 import { registerKvRoutes } from './kv-routes.js';
+import { registerUiRoute } from './ui-route.js';
 
 /** Room for the context and JSON framing around a value of valueBytesMax. */
 const BODY_OVERHEAD_BYTES = 64 * 1024;
@@ -43,6 +44,7 @@ export function createHttpApp(node: TesseraNode, log: Logger): FastifyInstance {
   );
   registerKvRoutes(app, node);
   registerClusterRoutes(app, node);
+  registerUiRoute(app);
   return app;
 }
 
