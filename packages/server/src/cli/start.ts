@@ -6,7 +6,8 @@ import { type ConfigInput, parseConfig } from '../config.js';
 import { createLogger } from '../logger.js';
 import { TesseraNode } from '../node/node.js';
 
-const OPTIONS = {
+/** The flags of `tessera start` (exported so docker-compose.yml can be checked against them). */
+export const START_OPTIONS = {
   'node-id': { type: 'string' },
   http: { type: 'string' },
   peer: { type: 'string' },
@@ -25,7 +26,7 @@ const OPTIONS = {
 } as const;
 
 export async function runStart(argv: string[]): Promise<number> {
-  const { values } = parseArgs({ args: argv, options: OPTIONS, strict: true, allowPositionals: false });
+  const { values } = parseArgs({ args: argv, options: START_OPTIONS, strict: true, allowPositionals: false });
   const fromFile = values.config === undefined ? {} : await readConfigFile(values.config);
   const flags: Partial<Record<keyof ConfigInput, unknown>> = {
     nodeId: values['node-id'],
