@@ -84,6 +84,11 @@ export const ERROR_CODES = {
     grpc: GrpcStatus.RESOURCE_EXHAUSTED,
     summary: 'The node is serving as many requests as it allows; retry after the Retry-After delay.',
   },
+  FAULT_INJECTION_DISABLED: {
+    http: 403,
+    grpc: GrpcStatus.PERMISSION_DENIED,
+    summary: 'Fault injection is off on this node; start it with --fault-injection (tests and demos only).',
+  },
   NOT_SUPPORTED: {
     http: 501,
     grpc: GrpcStatus.UNIMPLEMENTED,

@@ -65,6 +65,8 @@ export const configSchema = z
     backgroundRateMinPerSec: z.number().int().min(1).max(1_000_000).default(100),
     /** Foreground p99 latency above which background work is slowed (paper 6.5). */
     foregroundLatencyTargetMs: z.number().int().min(1).max(60_000).default(50),
+    /** Enables POST /v1/admin/faults (a test and demo tool: this node drops its traffic to listed peers). Never in production. */
+    faultInjection: z.boolean().default(false),
     logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   })
   .strict()

@@ -23,6 +23,7 @@ export const START_OPTIONS = {
   'siblings-max': { type: 'string' },
   config: { type: 'string' },
   'log-level': { type: 'string' },
+  'fault-injection': { type: 'boolean' },
 } as const;
 
 export async function runStart(argv: string[]): Promise<number> {
@@ -43,6 +44,7 @@ export async function runStart(argv: string[]): Promise<number> {
     valueBytesMax: num(values['value-bytes-max']),
     siblingsMax: num(values['siblings-max']),
     logLevel: values['log-level'],
+    faultInjection: values['fault-injection'],
   };
   const config = parseConfig({ ...fromFile, ...definedOnly(flags) });
   const log = createLogger({ level: config.logLevel, nodeId: config.nodeId });

@@ -3,7 +3,7 @@
  * (paper 4.8.3): a peer that fails a call is skipped for `peerRetryMs`, then tried again. No
  * global verdict is needed to route around a failure.
  */
-import type { ClusterState, NodeId } from '@tessera/core';
+import { type ClusterState, type NodeId, TesseraError } from '@tessera/core';
 import type { Logger } from '../logger.js';
 import type { PeerClient } from '../transport/peer-api.js';
 
@@ -25,6 +25,8 @@ interface Entry {
 
 export class PeerDirectory {
   private readonly entries = new Map<NodeId, Entry>();
+  /** Fault injection (tests and demos): peers this node pretends it cannot reach. */
+  private readonly blocked = new Set<NodeId>();
 
   constructor(
     private readonly self: NodeId,
@@ -54,7 +56,21 @@ export class PeerDirectory {
   }
 
   client(node: NodeId): PeerClient | undefined {
-    return this.entries.get(node)?.client;
+    const client = this.entries.get(node)?.client;
+    return client !== undefined && this.blocked.has(node) ? unreachable(client.address, node) : client;
+  }
+
+  /** Drops all traffic from this node to `nodes` (a one-way network partition), until `unblock`. */
+  block(nodes: readonly NodeId[]): void {
+    for (const n of nodes) if (n !== this.self) this.blocked.add(n);
+  }
+
+  unblock(): void {
+    this.blocked.clear();
+  }
+
+  blockedPeers(): NodeId[] {
+    return [...this.blocked].sort();
   }
 
   /** True while a recent failure says to skip this peer. */
@@ -98,4 +114,18 @@ export class PeerDirectory {
     for (const e of this.entries.values()) e.client.close();
     this.entries.clear();
   }
+}
+
+/** A client whose every call fails as if the peer were unreachable, whatever methods PeerClient has. */
+function unreachable(address: string, node: NodeId): PeerClient {
+  const fail = (): Promise<never> =>
+    Promise.reject(
+      new TesseraError('PEER_UNAVAILABLE', `Traffic to ${node} is blocked by fault injection.`, {
+        peer: node,
+      }),
+    );
+  const base = { address, close: () => {} };
+  return new Proxy(base, {
+    get: (target, prop) => (prop in target ? target[prop as keyof typeof target] : fail),
+  }) as unknown as PeerClient;
 }

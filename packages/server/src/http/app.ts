@@ -14,6 +14,7 @@ import Fastify, {
 import type { Logger } from '../logger.js';
 import type { TesseraNode } from '../node/node.js';
 import { registerClusterRoutes } from './cluster-routes.js';
+import { registerFaultRoutes } from './fault-routes.js';
 import { registerKvRoutes } from './kv-routes.js';
 import { registerUiRoute } from './ui-route.js';
 
@@ -45,6 +46,7 @@ export function createHttpApp(node: TesseraNode, log: Logger): FastifyInstance {
   registerKvRoutes(app, node);
   registerClusterRoutes(app, node);
   registerUiRoute(app);
+  registerFaultRoutes(app, node);
   return app;
 }
 

@@ -1,0 +1,43 @@
+/**
+ * Fault injection, a test and demo tool (off unless the node runs with --fault-injection): make
+ * this node drop its traffic to listed peers. Blocking each side from the other on every node
+ * splits the cluster; DELETE heals it. See docs/operations.md.
+ */
+import { TesseraError } from '@tessera/core';
+import type { FastifyInstance } from 'fastify';
+import { z } from 'zod';
+import type { TesseraNode } from '../node/node.js';
+import { parseInput } from './schemas.js';
+
+const faultsBodySchema = z.object({ blockPeers: z.array(z.string().min(1).max(64)).max(1024) }).strict();
+
+export function registerFaultRoutes(app: FastifyInstance, node: TesseraNode): void {
+  const enabled = (): void => {
+    if (!node.config.faultInjection) {
+      throw new TesseraError(
+        'FAULT_INJECTION_DISABLED',
+        'Fault injection is off on this node. Start it with --fault-injection to use it (tests and demos only).',
+      );
+    }
+  };
+  const current = () => ({ nodeId: node.nodeId, blockPeers: node.peers.blockedPeers() });
+
+  app.get('/v1/admin/faults', async () => {
+    enabled();
+    return current();
+  });
+  app.post('/v1/admin/faults', async (req) => {
+    enabled();
+    const body = parseInput(faultsBodySchema, req.body, 'body');
+    node.peers.unblock();
+    node.peers.block(body.blockPeers);
+    req.log.warn({ blockPeers: body.blockPeers }, 'fault injection: dropping traffic to peers');
+    return current();
+  });
+  app.delete('/v1/admin/faults', async (req) => {
+    enabled();
+    node.peers.unblock();
+    req.log.warn('fault injection: healed');
+    return current();
+  });
+}
