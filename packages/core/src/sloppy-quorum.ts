@@ -22,7 +22,11 @@ export interface SloppyTargets {
  * Primaries that are up are always targets; each down primary is replaced by the next healthy
  * fallback, with a hint naming it. If too few healthy nodes exist, fewer targets are returned.
  */
-export function sloppyTargets(preference: readonly NodeId[], n: number, isDown: (node: NodeId) => boolean): SloppyTargets {
+export function sloppyTargets(
+  preference: readonly NodeId[],
+  n: number,
+  isDown: (node: NodeId) => boolean,
+): SloppyTargets {
   const primaries = preference.slice(0, n);
   const spares = preference.slice(n).filter((node) => !isDown(node));
   const targets: Target[] = [];

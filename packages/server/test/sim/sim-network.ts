@@ -81,7 +81,8 @@ export class SimNetwork {
     this.delivered++;
     // Not awaited: the handler may itself wait for messages only later steps deliver.
     run(handler).then(
-      (value) => (replyLost ? reject(new TesseraError('TIMEOUT', `simulated: reply from ${to} lost`)) : resolve(value)),
+      (value) =>
+        replyLost ? reject(new TesseraError('TIMEOUT', `simulated: reply from ${to} lost`)) : resolve(value),
       reject,
     );
   }

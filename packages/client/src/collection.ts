@@ -1,0 +1,127 @@
+/**
+ * A typed collection: values of one schema under keys `prefix + separator + id`, validated on the
+ * way in (VALIDATION_FAILED) and on the way out (INVALID_STORED_VALUE, naming the key), merged with
+ * the collection's resolver.
+ */
+import { TesseraError } from './errors.js';
+import type { BackoffOptions } from './http/retry.js';
+import {
+  type DeleteResult,
+  type GetResult,
+  mergeSiblings,
+  type PutResult,
+  type ReadOptions,
+  type WriteOptions,
+} from './kv.js';
+import type { Resolver } from './resolvers/types.js';
+import { type StandardSchemaV1, validate } from './schema.js';
+import { runUpdate, type UpdateOptions, type UpdateResult, type Updater } from './update.js';
+
+export interface CollectionOptions<T> {
+  /** Any Standard Schema: a zod schema, valibot, arktype, or `cart.schema`. */
+  readonly schema: StandardSchemaV1<unknown, T>;
+  /** Merges siblings; without it, reading a key with several siblings fails with SIBLINGS_UNRESOLVED. */
+  readonly resolver?: Resolver<T> | undefined;
+  /** Between prefix and id. Default "/". */
+  readonly separator?: string;
+}
+
+export interface CollectionGetResult<T> {
+  readonly id: string;
+  readonly key: string;
+  /** The value (siblings merged by the resolver); undefined when the key has none. */
+  readonly value: T | undefined;
+  readonly context: string | undefined;
+  /** How many siblings were merged into `value`. */
+  readonly siblings: number;
+}
+
+/** What a collection needs from the client. */
+export interface KeyValueCalls {
+  get<V>(key: string, options?: ReadOptions): Promise<GetResult<V>>;
+  put<V>(key: string, value: V, options?: WriteOptions): Promise<PutResult>;
+  delete(key: string, options?: WriteOptions): Promise<DeleteResult>;
+  readonly backoff: BackoffOptions;
+}
+
+export class Collection<T> {
+  private readonly separator: string;
+
+  constructor(
+    private readonly kv: KeyValueCalls,
+    readonly prefix: string,
+    private readonly options: CollectionOptions<T>,
+  ) {
+    this.separator = options.separator ?? '/';
+  }
+
+  /** The key an id is stored under. */
+  key(id: string): string {
+    if (typeof id !== 'string' || id.length === 0) {
+      throw new TesseraError('INVALID_ARGUMENT', 'A collection id is a non-empty string.');
+    }
+    return `${this.prefix}${this.separator}${id}`;
+  }
+
+  /** Every sibling, validated. */
+  async siblings(id: string, options?: ReadOptions): Promise<GetResult<T>> {
+    const key = this.key(id);
+    const read = await this.kv.get<unknown>(key, options);
+    const values: T[] = [];
+    for (let i = 0; i < read.siblings.length; i++) {
+      const checked = await validate(this.options.schema, read.siblings[i]);
+      if (!checked.ok) {
+        throw new TesseraError(
+          'INVALID_STORED_VALUE',
+          `Key "${key}" holds a value that does not match the schema of collection "${this.prefix}" (sibling ${i + 1} of ${read.siblings.length}): ${checked.problem}`,
+          { key, details: { sibling: i, issues: checked.issues } },
+        );
+      }
+      values.push(checked.value);
+    }
+    const versions = read.versions.map((v, i) => ({ value: values[i]!, lastModified: v.lastModified }));
+    return { ...read, siblings: values, versions };
+  }
+
+  /** The value, merged with the collection's resolver when there are siblings. */
+  async get(id: string, options?: ReadOptions): Promise<CollectionGetResult<T>> {
+    const read = await this.siblings(id, options);
+    return {
+      id,
+      key: read.key,
+      value: mergeSiblings(read, this.options.resolver),
+      context: read.context,
+      siblings: read.siblings.length,
+    };
+  }
+
+  async put(id: string, value: T, options?: WriteOptions): Promise<PutResult> {
+    const key = this.key(id);
+    return this.kv.put(key, await this.checkIn(key, value), options);
+  }
+
+  /** Read, merge, apply `fn`, validate, write with the read's context (see client.update). */
+  async update(id: string, fn: Updater<T>, options: UpdateOptions<T> = {}): Promise<UpdateResult<T>> {
+    const key = this.key(id);
+    const steps = {
+      read: (_key: string, o: ReadOptions) => this.siblings(id, o),
+      write: async (k: string, value: T, o: WriteOptions) => this.kv.put(k, await this.checkIn(k, value), o),
+      backoff: this.kv.backoff,
+    };
+    return runUpdate(steps, key, fn, { ...options, resolver: options.resolver ?? this.options.resolver });
+  }
+
+  async delete(id: string, options?: WriteOptions): Promise<DeleteResult> {
+    return this.kv.delete(this.key(id), options);
+  }
+
+  private async checkIn(key: string, value: T): Promise<T> {
+    const checked = await validate(this.options.schema, value);
+    if (checked.ok) return checked.value;
+    throw new TesseraError(
+      'VALIDATION_FAILED',
+      `The value for key "${key}" does not match the schema of collection "${this.prefix}": ${checked.problem}`,
+      { key, details: { issues: checked.issues } },
+    );
+  }
+}

@@ -1,0 +1,39 @@
+/**
+ * @tessera/client: the SDK for Tessera, for browsers and Node.js. This entry has no Node-only
+ * imports; in Node the package's "node" export condition loads ./node.js instead, the same API
+ * with a pooled keep-alive transport.
+ */
+export { canonical } from './canonical.js';
+export type { Cart, CartItem, CartLine, CartOpOptions, CartOptions, CartUpdater } from './cart/index.js';
+export { CART_QUANTITY_MAX, CART_TOMBSTONES_MAX, cart } from './cart/index.js';
+export { type ClientStats, TesseraClient, type ValueResult } from './client.js';
+export type { CollectionGetResult, CollectionOptions } from './collection.js';
+export { Collection } from './collection.js';
+export {
+  CLIENT_ERROR_CODES,
+  type ClientErrorCode,
+  type ServerErrorCode,
+  TesseraError,
+  type TesseraErrorCode,
+  type TesseraErrorInit,
+} from './errors.js';
+export type { BackoffOptions } from './http/retry.js';
+export type { RequestCounters, RequestEvent } from './http/stats.js';
+export type {
+  CallOptions,
+  DeleteResult,
+  GetResult,
+  PutResult,
+  ReadOptions,
+  WriteOptions,
+} from './kv.js';
+export type { TesseraClientOptions } from './options.js';
+export type { LwwOptions, Resolver, UnionOptions, Version } from './resolvers/index.js';
+export { resolvers } from './resolvers/index.js';
+export type { NodeUrl } from './routing/ring.js';
+export type { RingStats, Role, Route } from './routing/router.js';
+export type { InferOutput, SchemaIssue, SchemaResult, StandardSchemaV1 } from './schema.js';
+export { type FetchLike, fetchTransport } from './transport/fetch.js';
+export type { HttpMethod, Transport, TransportRequest, TransportResponse } from './transport/types.js';
+export { TransportFailure } from './transport/types.js';
+export type { UpdateOptions, UpdateResult, Updater } from './update.js';

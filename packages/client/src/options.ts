@@ -1,0 +1,107 @@
+/** Client options: their types, defaults and checks (once, at construction). */
+import { TesseraError } from './errors.js';
+import type { BackoffOptions } from './http/retry.js';
+import type { RequestEvent } from './http/stats.js';
+import { defaultNodeUrl, type NodeUrl } from './routing/ring.js';
+import type { Transport } from './transport/types.js';
+
+export interface TesseraClientOptions {
+  /** Base URLs of one or more nodes, e.g. `['http://10.0.0.5:7000']`. The client learns the rest. */
+  readonly nodes: readonly string[];
+  /** Deadline of one HTTP attempt, in ms. Default 5000 (the node's own deadline is 2000). */
+  readonly timeoutMs?: number;
+  /** Extra attempts for a failure that is safe to retry (see the README). Default 2. */
+  readonly retries?: number;
+  /** Jittered exponential backoff between attempts. Default base 25 ms, max 1000 ms. */
+  readonly backoff?: BackoffOptions;
+  /**
+   * Partition-aware routing: send each call to a replica of its key. Default true, except in a
+   * browser page, where nodes are usually behind a gateway (and direct calls would need CORS on
+   * every node). Turn it off when the nodes' own addresses are not reachable from the client.
+   */
+  readonly routing?: boolean;
+  /** How often the ring is refreshed, in ms (0: only on failures). Default 10 000 (paper 6.4). */
+  readonly ringRefreshMs?: number;
+  /** How long a node that failed is tried last, in ms. Default 5000. */
+  readonly nodeDownMs?: number;
+  /** The base URL for a member (default: `http://` + its advertised host:port). */
+  readonly nodeUrl?: NodeUrl;
+  /** Default read quorum R for gets (1..N); default: the node's. */
+  readonly r?: number;
+  /** Default write quorum W for puts and deletes (1..N); default: the node's. */
+  readonly w?: number;
+  /** Sent as the node-side deadline (`?timeoutMs=`) of every call; default: the node's. */
+  readonly serverTimeoutMs?: number;
+  /** Called after every HTTP attempt (routing, retries, latency). Must not throw. */
+  readonly onRequest?: (event: RequestEvent) => void;
+  /** A custom transport. Default: `fetch` in browsers, a keep-alive undici pool in Node. */
+  readonly transport?: Transport;
+}
+
+export interface ResolvedOptions {
+  readonly nodes: readonly string[];
+  readonly timeoutMs: number;
+  readonly retries: number;
+  readonly backoff: BackoffOptions;
+  readonly routing: boolean;
+  readonly ringRefreshMs: number;
+  readonly nodeDownMs: number;
+  readonly nodeUrl: NodeUrl;
+  readonly r: number | undefined;
+  readonly w: number | undefined;
+  readonly serverTimeoutMs: number | undefined;
+}
+
+export function resolveOptions(options: TesseraClientOptions): ResolvedOptions {
+  if (!Array.isArray(options?.nodes) || options.nodes.length === 0) {
+    throw invalid('nodes must list at least one node URL, e.g. ["http://127.0.0.1:7000"].');
+  }
+  return {
+    nodes: options.nodes.map(normalizeUrl),
+    timeoutMs: whole('timeoutMs', options.timeoutMs, 5_000, 1),
+    retries: whole('retries', options.retries, 2, 0),
+    backoff: {
+      baseMs: whole('backoff.baseMs', options.backoff?.baseMs, 25, 0),
+      maxMs: whole('backoff.maxMs', options.backoff?.maxMs, 1_000, 0),
+    },
+    routing: options.routing ?? !inBrowserPage(),
+    ringRefreshMs: whole('ringRefreshMs', options.ringRefreshMs, 10_000, 0),
+    nodeDownMs: whole('nodeDownMs', options.nodeDownMs, 5_000, 0),
+    nodeUrl: options.nodeUrl ?? defaultNodeUrl,
+    r: optionalWhole('r', options.r, 1),
+    w: optionalWhole('w', options.w, 1),
+    serverTimeoutMs: optionalWhole('serverTimeoutMs', options.serverTimeoutMs, 1),
+  };
+}
+
+export function normalizeUrl(url: string): string {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw invalid(`"${url}" is not a URL; give a base URL such as http://127.0.0.1:7000.`);
+  }
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
+    throw invalid(`"${url}" is not an http(s) URL.`);
+  }
+  return `${parsed.origin}${parsed.pathname.replace(/\/+$/, '')}`;
+}
+
+export function whole(name: string, value: number | undefined, fallback: number, min: number): number {
+  if (value === undefined) return fallback;
+  if (!Number.isInteger(value) || value < min) throw invalid(`${name} must be a whole number >= ${min}.`);
+  return value;
+}
+
+export function optionalWhole(name: string, value: number | undefined, min: number): number | undefined {
+  return value === undefined ? undefined : whole(name, value, min, min);
+}
+
+function invalid(message: string): TesseraError {
+  return new TesseraError('INVALID_ARGUMENT', message);
+}
+
+/** A browser page (not Node, Deno, Bun or a worker): it has a document. */
+function inBrowserPage(): boolean {
+  return typeof (globalThis as { document?: unknown }).document !== 'undefined';
+}

@@ -1,0 +1,87 @@
+/**
+ * Read-merge-modify-write (Voldemort's applyUpdate, with Dynamo's contexts): read the key, merge
+ * its siblings with the resolver, apply `fn`, write with the read's context. A concurrent writer
+ * does not make the write fail: its version stays as a sibling, and the next read merges it.
+ *
+ * Retried (with a fresh read, up to `retries` times): TOO_MANY_SIBLINGS, and every transient
+ * failure (no node reachable, overloaded, not enough replicas, timeouts). A failure after which
+ * the write may have been applied is retried only when `fn` is idempotent (the default): the
+ * fresh read may already hold the earlier write, and `fn` is applied on top of it again. Cart
+ * updaters and union-style adds are idempotent; a counter increment is not.
+ */
+import { TesseraError } from './errors.js';
+import { type BackoffOptions, backoffMs, sleep, transient } from './http/retry.js';
+import { type GetResult, mergeSiblings, type PutResult, type ReadOptions, type WriteOptions } from './kv.js';
+import type { Resolver } from './resolvers/types.js';
+
+export interface UpdateOptions<T> extends Omit<ReadOptions, 'retries'>, Pick<WriteOptions, 'w'> {
+  /** Merges siblings; without it, more than one sibling fails with SIBLINGS_UNRESOLVED. */
+  readonly resolver?: Resolver<T> | undefined;
+  /** How many times to start over after a failure worth retrying. Default 5. */
+  readonly retries?: number;
+  /**
+   * Whether `fn` may be applied again on top of its own earlier write (default true). When false,
+   * a failure that may have applied the write is thrown (maybeApplied: true) instead of retried.
+   */
+  readonly idempotent?: boolean;
+}
+
+export interface UpdateResult<T> {
+  /** The value written. */
+  readonly value: T;
+  /** Its context. */
+  readonly context: string;
+}
+
+export type Updater<T> = (current: T | undefined) => T | Promise<T>;
+
+export interface UpdateSteps<T> {
+  read(key: string, options: ReadOptions): Promise<GetResult<T>>;
+  write(key: string, value: T, options: WriteOptions): Promise<PutResult>;
+  readonly backoff: BackoffOptions;
+}
+
+export async function runUpdate<T>(
+  steps: UpdateSteps<T>,
+  key: string,
+  fn: Updater<T>,
+  options: UpdateOptions<T> = {},
+): Promise<UpdateResult<T>> {
+  const rounds = (options.retries ?? 5) + 1;
+  const call = {
+    ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
+    ...(options.signal === undefined ? {} : { signal: options.signal }),
+  };
+  for (let round = 1; ; round++) {
+    try {
+      const read = await steps.read(key, { ...call, ...(options.r === undefined ? {} : { r: options.r }) });
+      const current = mergeSiblings(read, options.resolver);
+      const value = await fn(current);
+      const { context } = await steps.write(key, value, {
+        ...call,
+        context: read.context,
+        ...(options.w === undefined ? {} : { w: options.w }),
+      });
+      return { value, context };
+    } catch (err) {
+      if (!TesseraError.is(err) || round >= rounds || !worthRetrying(err, options.idempotent ?? true)) {
+        throw err;
+      }
+      await wait(backoffMs(round - 1, steps.backoff), options.signal, key);
+    }
+  }
+}
+
+function worthRetrying(err: TesseraError, idempotent: boolean): boolean {
+  if (err.code === 'TOO_MANY_SIBLINGS') return true;
+  if (!transient(err)) return false;
+  return idempotent || !err.maybeApplied;
+}
+
+async function wait(ms: number, signal: AbortSignal | undefined, key: string): Promise<void> {
+  try {
+    await sleep(ms, signal);
+  } catch (reason) {
+    throw new TesseraError('ABORTED', 'The update was aborted by its AbortSignal.', { key, cause: reason });
+  }
+}
