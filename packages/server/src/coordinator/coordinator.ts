@@ -188,6 +188,7 @@ export class Coordinator {
     replicas: NodeId[],
     deadline: number,
   ): Promise<void> {
+    if (context.vv.length === 0 && context.dots.length === 0) return;
     const local = (await this.deps.store.read(key)) ?? EMPTY_STATE;
     if (contextCaughtUp(local, context)) return;
     const others = replicas.filter((n) => n !== this.deps.self);

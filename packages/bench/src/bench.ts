@@ -1,0 +1,205 @@
+/**
+ * One benchmark run: the bare fastify baseline, then the cluster (started here or given by URL):
+ * a load phase if a read workload needs keys, then each workload for each target mode.
+ */
+import { cpus, loadavg, totalmem } from 'node:os';
+import type { Pool } from 'undici';
+import { startBareServer } from './bare.js';
+import { attachCluster, type Cluster, type NodeHandle, startLocalCluster } from './cluster.js';
+import { bareDriver, type KeyCounter, type LoadTarget, loadDriver, workloadDriver } from './drivers.js';
+import { createPool } from './http.js';
+import { createKeyChooser } from './keys.js';
+import type { BenchOptions } from './options.js';
+import { ProcessSampler } from './proc-sampler.js';
+import type { ProgressSink } from './progress.js';
+import { type BenchReport, computeRatios, type PhaseResult, type TargetMode } from './results.js';
+import { currentRevision } from './revision.js';
+import { createRng, type Rng } from './rng.js';
+import { type Driver, type PhaseContext, type PhasePlan, runPhase } from './runner.js';
+import { makeValues, putBody } from './values.js';
+import { needsLoadedKeys, WORKLOADS } from './workloads.js';
+
+export interface BenchIo {
+  /** One line of news for the person running the benchmark. */
+  log(line: string): void;
+  readonly progress: ProgressSink;
+  readonly signal: AbortSignal;
+}
+
+/** The load phase ends when every key is written; this only bounds it. */
+const LOAD_PHASE_MAX_MS = 10 * 60_000;
+const DISTINCT_VALUES = 16;
+/** Above this 1-minute load average at the start, the run says the machine is busy. */
+const BUSY_LOAD_AVERAGE = 1;
+
+export async function runBench(options: BenchOptions, io: BenchIo): Promise<BenchReport> {
+  const startedAt = new Date().toISOString();
+  const loadAverageStart = loadavg();
+  const revision = await currentRevision();
+  if (loadAverageStart[0]! > BUSY_LOAD_AVERAGE) {
+    io.log(
+      `Note: the 1-minute load average is ${loadAverageStart[0]!.toFixed(2)}: other work on this machine will lower the figures.`,
+    );
+  }
+  const processes = new ProcessSampler();
+  processes.watch({ name: 'bench', pid: process.pid });
+  processes.start();
+  const ctx: PhaseContext = { progress: io.progress, processes, signal: io.signal };
+  const rng = createRng(options.seed);
+  const values = makeValues(options.valueBytes, DISTINCT_VALUES, rng);
+  const phases: PhaseResult[] = [];
+  const record = (result: PhaseResult): void => {
+    phases.push(result);
+    io.log(summaryLine(result));
+  };
+  try {
+    if (options.bare && !io.signal.aborted) {
+      for (const result of await runBarePhases(options, values[0]!, ctx, io)) record(result);
+    }
+    const cluster = await openCluster(options, io);
+    for (const node of cluster.nodes)
+      if (node.pid !== undefined) processes.watch({ name: node.nodeId, pid: node.pid });
+    try {
+      await runClusterPhases(options, cluster, { values, rng }, ctx, io, record);
+    } finally {
+      await cluster.stop();
+    }
+    return {
+      startedAt,
+      revision,
+      finishedAt: new Date().toISOString(),
+      machine: {
+        cpus: cpus().length,
+        cpuModel: cpus()[0]?.model.trim() ?? 'unknown',
+        memoryBytes: totalmem(),
+        node: process.versions.node,
+        platform: `${process.platform} ${process.arch}`,
+        loadAverageStart,
+        loadAverageEnd: loadavg(),
+      },
+      settings: {
+        workloads: options.workloads,
+        targets: options.targets,
+        distribution: options.distribution,
+        keys: options.keys,
+        valueBytes: options.valueBytes,
+        connections: options.connections,
+        durationS: options.durationS,
+        warmupS: options.warmupS,
+        seed: options.seed,
+      },
+      cluster: cluster.info,
+      phases,
+      ratios: computeRatios(phases),
+      rssMaxBytes: processes.runRssMaxBytes(),
+    };
+  } finally {
+    processes.stop();
+  }
+}
+
+async function runClusterPhases(
+  options: BenchOptions,
+  cluster: Cluster,
+  data: { readonly values: readonly string[]; readonly rng: Rng },
+  ctx: PhaseContext,
+  io: BenchIo,
+  record: (result: PhaseResult) => void,
+): Promise<void> {
+  const pools = new Map<TargetMode, Pool[]>();
+  for (const mode of options.targets) pools.set(mode, targetPools(cluster.nodes, mode, options.connections));
+  // Unique per run, so runs against the same nodes never read each other's keys.
+  const prefix = `b${Date.now().toString(36)}-`;
+  const target = (mode: TargetMode): LoadTarget => ({ pools: pools.get(mode)!, prefix, ...data });
+  const plan = (name: string, mode: TargetMode, driver: Driver): PhasePlan => ({
+    head: { name, system: 'tessera', target: mode },
+    workers: options.connections,
+    warmupMs: options.warmupS * 1000,
+    durationMs: options.durationS * 1000,
+    driver,
+  });
+  try {
+    const firstMode = options.targets[0]!;
+    if (options.workloads.some((w) => needsLoadedKeys(WORKLOADS[w])) && !io.signal.aborted) {
+      io.log(`Loading ${options.keys} keys of ${options.valueBytes} bytes…`);
+      const driver = loadDriver(target(firstMode), options.keys);
+      const load = { ...plan('load', firstMode, driver), warmupMs: 0, durationMs: LOAD_PHASE_MAX_MS };
+      record(await runPhase({ ...load, untilDone: true }, ctx));
+    }
+    const fresh: KeyCounter = { next: 0 };
+    for (const mode of options.targets) {
+      for (const name of options.workloads) {
+        if (io.signal.aborted) return;
+        const keys = createKeyChooser(options.distribution, options.keys, data.rng);
+        const driver = workloadDriver(WORKLOADS[name], target(mode), keys, fresh);
+        // With --cpu-prof-dir, node n0's profile covers the measured part of the workloads.
+        record(await runPhase({ ...plan(name, mode, driver), onMeasureStart: cluster.startProfiling }, ctx));
+      }
+    }
+  } finally {
+    for (const list of pools.values()) await Promise.all(list.map((p) => p.close()));
+  }
+}
+
+async function runBarePhases(options: BenchOptions, value: string, ctx: PhaseContext, io: BenchIo) {
+  const server = await startBareServer(options.valueBytes);
+  io.log(`Bare fastify baseline at ${server.url} (pid ${server.pid})`);
+  ctx.processes.watch({ name: 'bare', pid: server.pid });
+  const pool = createPool(server.url, options.connections);
+  const results: PhaseResult[] = [];
+  try {
+    for (const method of ['GET', 'POST'] as const) {
+      if (ctx.signal.aborted) break;
+      const plan: PhasePlan = {
+        head: { name: `bare ${method}`, system: 'bare-fastify', target: 'bare' },
+        workers: options.connections,
+        warmupMs: options.warmupS * 1000,
+        durationMs: options.durationS * 1000,
+        driver: bareDriver(pool, method, putBody(value)),
+      };
+      results.push(await runPhase(plan, ctx));
+    }
+  } finally {
+    await pool.close();
+    await server.stop();
+    ctx.processes.unwatch('bare');
+  }
+  return results;
+}
+
+async function openCluster(options: BenchOptions, io: BenchIo): Promise<Cluster> {
+  if (options.urls.length > 0) {
+    const cluster = await attachCluster(options.urls);
+    io.log(`Targeting ${cluster.nodes.map((n) => `${n.nodeId} ${n.url}`).join(', ')}`);
+    return cluster;
+  }
+  io.log(`Starting ${options.nodes} Tessera nodes (N=${options.n} R=${options.r} W=${options.w})…`);
+  return startLocalCluster({
+    nodes: options.nodes,
+    n: options.n,
+    r: options.r,
+    w: options.w,
+    keepData: options.keepData,
+    ...(options.cpuProfDir === undefined ? {} : { cpuProfDir: options.cpuProfDir }),
+    onNodeReady: (node, logPath) =>
+      io.log(`  ${node.nodeId} ready at ${node.url}, pid ${node.pid}, log ${logPath}`),
+  });
+}
+
+/** One pool to the first node, or one per node with the connections split between them. */
+function targetPools(nodes: readonly NodeHandle[], mode: TargetMode, connections: number): Pool[] {
+  if (mode === 'one') return [createPool(nodes[0]!.url, connections)];
+  return nodes.map((node, i) => {
+    const share = Math.floor(connections / nodes.length) + (i < connections % nodes.length ? 1 : 0);
+    return createPool(node.url, Math.max(1, share));
+  });
+}
+
+function summaryLine(p: PhaseResult): string {
+  const errors = Object.values(p.errors).reduce((a, b) => a + b, 0);
+  const ms = (v: number): string => (Number.isFinite(v) ? v.toFixed(2) : '–');
+  return (
+    `${p.name} (${p.target}): ${Math.round(p.opsPerSec)} ops/s, p50 ${ms(p.latency.p50Ms)} ms, ` +
+    `p99 ${ms(p.latency.p99Ms)} ms, p99.9 ${ms(p.latency.p999Ms)} ms, max ${ms(p.latency.maxMs)} ms, errors ${errors}`
+  );
+}

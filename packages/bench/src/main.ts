@@ -1,0 +1,61 @@
+#!/usr/bin/env node
+/** `pnpm bench`: the benchmark CLI. Everything it prints goes to stdout; failures to stderr. */
+import { runBench } from './bench.js';
+import { parseBenchArgs, USAGE, UsageError } from './options.js';
+import { writeResults } from './output.js';
+import { createProgress } from './progress.js';
+import { renderMarkdown } from './report.js';
+
+async function main(argv: readonly string[]): Promise<number> {
+  let options: ReturnType<typeof parseBenchArgs>;
+  try {
+    options = parseBenchArgs(argv);
+  } catch (err) {
+    if (err instanceof UsageError || isParseArgsError(err)) {
+      process.stderr.write(`bench: ${(err as Error).message}\n\n${USAGE}`);
+      return 2;
+    }
+    throw err;
+  }
+  if (options.help) {
+    process.stdout.write(USAGE);
+    return 0;
+  }
+  const controller = new AbortController();
+  const onSignal = (): void => {
+    if (controller.signal.aborted) process.exit(130);
+    out('\nStopping early (again to quit at once)…');
+    controller.abort();
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+
+  const report = await runBench(options, {
+    log: out,
+    progress: createProgress(process.stdout),
+    signal: controller.signal,
+  });
+  const files = await writeResults(report, options.outDir);
+  process.stdout.write(`\n${renderMarkdown(report)}\n`);
+  out(`Results: ${files.markdownPath}\n         ${files.jsonPath}`);
+  return controller.signal.aborted ? 130 : 0;
+}
+
+function out(line: string): void {
+  process.stdout.write(`${line}\n`);
+}
+
+function isParseArgsError(err: unknown): boolean {
+  const code = (err as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && code.startsWith('ERR_PARSE_ARGS_');
+}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (err: unknown) => {
+    process.stderr.write(`bench: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+    process.exitCode = 1;
+  },
+);

@@ -1,0 +1,50 @@
+import { describe, expect, it } from 'vitest';
+import { parseBenchArgs, UsageError } from './options.js';
+import { isLoopbackUrl } from './ports.js';
+
+describe('bench options', () => {
+  it('defaults to W, C, A on one node for 10 s', () => {
+    const o = parseBenchArgs([]);
+    expect(o.workloads).toEqual(['W', 'C', 'A']);
+    expect(o.targets).toEqual(['one']);
+    expect([o.durationS, o.warmupS, o.connections, o.valueBytes, o.keys]).toEqual([10, 2, 50, 150, 10_000]);
+    expect([o.n, o.r, o.w, o.nodes, o.bare]).toEqual([3, 2, 2, 3, true]);
+  });
+
+  it('--quick shortens phases unless told otherwise', () => {
+    const o = parseBenchArgs(['--quick']);
+    expect([o.durationS, o.warmupS, o.keys]).toEqual([3, 1, 2000]);
+    expect(parseBenchArgs(['--quick', '--duration-s', '5']).durationS).toBe(5);
+  });
+
+  it('takes lists, both targets and --no-bare', () => {
+    const o = parseBenchArgs([
+      '--workloads',
+      'a,b',
+      '--target',
+      'both',
+      '--no-bare',
+      '--url',
+      'http://127.0.0.1:7000/',
+    ]);
+    expect(o.workloads).toEqual(['A', 'B']);
+    expect(o.targets).toEqual(['one', 'spread']);
+    expect(o.bare).toBe(false);
+    expect(o.urls).toEqual(['http://127.0.0.1:7000']);
+  });
+
+  it('rejects bad values with a usage error', () => {
+    expect(() => parseBenchArgs(['--workloads', 'Z'])).toThrow(UsageError);
+    expect(() => parseBenchArgs(['--connections', '0'])).toThrow(UsageError);
+    expect(() => parseBenchArgs(['--r', '4'])).toThrow(UsageError);
+    expect(() => parseBenchArgs(['--url', 'http://10.0.0.5:7000'])).toThrow(/loopback/);
+  });
+
+  it('sends load to loopback only', () => {
+    expect(isLoopbackUrl('http://127.0.0.1:7000')).toBe(true);
+    expect(isLoopbackUrl('http://localhost:7000')).toBe(true);
+    expect(isLoopbackUrl('http://[::1]:7000')).toBe(true);
+    expect(isLoopbackUrl('http://192.168.1.2:7000')).toBe(false);
+    expect(isLoopbackUrl('http://example.com')).toBe(false);
+  });
+});

@@ -1,0 +1,162 @@
+/** Command-line options of `pnpm bench`, parsed and checked once, here. */
+import { parseArgs } from 'node:util';
+import type { KeyDistribution } from './keys.js';
+import { isLoopbackUrl } from './ports.js';
+import type { TargetMode } from './results.js';
+import { VALUE_BYTES_MIN } from './values.js';
+import { isWorkloadName, type WorkloadName } from './workloads.js';
+
+export interface BenchOptions {
+  readonly help: boolean;
+  readonly workloads: readonly WorkloadName[];
+  readonly targets: readonly TargetMode[];
+  readonly distribution: KeyDistribution;
+  readonly keys: number;
+  readonly valueBytes: number;
+  readonly connections: number;
+  readonly durationS: number;
+  readonly warmupS: number;
+  readonly urls: readonly string[];
+  readonly nodes: number;
+  readonly n: number;
+  readonly r: number;
+  readonly w: number;
+  readonly bare: boolean;
+  readonly outDir: string;
+  readonly seed: number;
+  readonly keepData: boolean;
+  readonly cpuProfDir: string | undefined;
+  readonly quick: boolean;
+}
+
+export const USAGE = `Usage: pnpm bench [options]        (or: node packages/bench/dist/main.js [options])
+
+Runs YCSB-style workloads against a Tessera cluster and a bare fastify server, and writes
+bench-results/<time>.json and .md.
+
+  --workloads LIST      comma-separated, run in this order (default W,C,A)
+                          A 50% read / 50% read-modify-write with context
+                          B 95% read / 5% read-modify-write with context
+                          C 100% read
+                          W 100% writes of fresh keys
+  --target MODE         one (all load to the first node), spread (over all nodes), or both (default one)
+  --distribution D      zipfian or uniform key choice for reads (default zipfian)
+  --keys K              keys written in the load phase before the first read workload (default 10000)
+  --value-bytes B       serialized size of each value (default 150)
+  --connections C       concurrent connections, one request in flight each (default 50)
+  --duration-s S        measured seconds per phase (default 10)
+  --warmup-s S          unmeasured seconds before each phase (default 2)
+  --quick               smoke check: 3 s phases, 1 s warmup, 2000 keys
+  --url URL[,URL...]    target running nodes (loopback only) instead of starting a local cluster
+  --nodes K             nodes of the local cluster (default 3)
+  --n N --r R --w W     replication settings of the local cluster (default 3, 2, 2)
+  --no-bare             skip the bare fastify baseline
+  --out DIR             where results go (default bench-results)
+  --seed S              seed of the key and value choice (default 1)
+  --keep-data           keep the local cluster's temp dir (data and logs)
+  --cpu-prof-dir DIR    run local node n0 with --cpu-prof; its .cpuprofile lands in DIR
+  -h, --help            this text
+`;
+
+const TARGET_MODES: Readonly<Record<string, readonly TargetMode[]>> = {
+  one: ['one'],
+  spread: ['spread'],
+  both: ['one', 'spread'],
+};
+
+export class UsageError extends Error {
+  override readonly name = 'UsageError';
+}
+
+export function parseBenchArgs(argv: readonly string[]): BenchOptions {
+  const { values } = parseArgs({
+    args: [...argv],
+    strict: true,
+    allowPositionals: false,
+    allowNegative: true,
+    options: {
+      help: { type: 'boolean', short: 'h', default: false },
+      workloads: { type: 'string', default: 'W,C,A' },
+      target: { type: 'string', default: 'one' },
+      distribution: { type: 'string', default: 'zipfian' },
+      keys: { type: 'string' },
+      'value-bytes': { type: 'string', default: '150' },
+      connections: { type: 'string', default: '50' },
+      'duration-s': { type: 'string' },
+      'warmup-s': { type: 'string' },
+      quick: { type: 'boolean', default: false },
+      url: { type: 'string', multiple: true, default: [] },
+      nodes: { type: 'string', default: '3' },
+      n: { type: 'string', default: '3' },
+      r: { type: 'string', default: '2' },
+      w: { type: 'string', default: '2' },
+      bare: { type: 'boolean', default: true },
+      out: { type: 'string', default: 'bench-results' },
+      seed: { type: 'string', default: '1' },
+      'keep-data': { type: 'boolean', default: false },
+      'cpu-prof-dir': { type: 'string' },
+    },
+  });
+  const quick = values.quick;
+  const workloads = values.workloads.split(',').map((w) => w.trim().toUpperCase());
+  for (const w of workloads) {
+    if (!isWorkloadName(w)) throw new UsageError(`--workloads: unknown workload "${w}" (use A, B, C, W).`);
+  }
+  const targets = TARGET_MODES[values.target];
+  if (targets === undefined) throw new UsageError('--target must be one, spread or both.');
+  if (values.distribution !== 'zipfian' && values.distribution !== 'uniform') {
+    throw new UsageError('--distribution must be zipfian or uniform.');
+  }
+  const urls = values.url.flatMap((u) => u.split(',')).map((u) => u.trim().replace(/\/+$/, ''));
+  for (const url of urls) {
+    if (!isLoopbackUrl(url))
+      throw new UsageError(`--url ${url}: only loopback (127.0.0.1, localhost) is allowed.`);
+  }
+  const n = whole('--n', values.n, 1, 16);
+  const r = whole('--r', values.r, 1, n);
+  const w = whole('--w', values.w, 1, n);
+  const nodes = whole('--nodes', values.nodes, 1, 16);
+  if (urls.length === 0 && n > nodes) throw new UsageError(`--n ${n} needs at least ${n} nodes (--nodes).`);
+  const cpuProfDir = values['cpu-prof-dir'];
+  if (cpuProfDir !== undefined && urls.length > 0) {
+    throw new UsageError('--cpu-prof-dir profiles a node the harness starts; it cannot be used with --url.');
+  }
+  return {
+    help: values.help,
+    workloads: workloads.filter(isWorkloadName),
+    targets,
+    distribution: values.distribution,
+    keys: whole('--keys', values.keys ?? (quick ? '2000' : '10000'), 1, 10_000_000),
+    valueBytes: whole('--value-bytes', values['value-bytes'], VALUE_BYTES_MIN, 1024 * 1024),
+    connections: whole('--connections', values.connections, 1, 10_000),
+    durationS: seconds('--duration-s', values['duration-s'] ?? (quick ? '3' : '10'), 0.1, 3_600),
+    warmupS: seconds('--warmup-s', values['warmup-s'] ?? (quick ? '1' : '2'), 0, 600),
+    urls,
+    nodes,
+    n,
+    r,
+    w,
+    bare: values.bare,
+    outDir: values.out,
+    seed: whole('--seed', values.seed, 0, 2 ** 32 - 1),
+    keepData: values['keep-data'],
+    cpuProfDir,
+    quick,
+  };
+}
+
+function whole(flag: string, text: string, min: number, max: number): number {
+  const value = Number(text);
+  if (!/^\d+$/.test(text.trim()) || value < min || value > max) {
+    throw new UsageError(`${flag} must be a whole number from ${min} to ${max}, got "${text}".`);
+  }
+  return value;
+}
+
+function seconds(flag: string, text: string, min: number, max: number): number {
+  const value = Number(text);
+  if (text.trim() === '' || !Number.isFinite(value) || value < min || value > max) {
+    throw new UsageError(`${flag} must be a number of seconds from ${min} to ${max}, got "${text}".`);
+  }
+  return value;
+}

@@ -1,0 +1,112 @@
+/**
+ * Samples processes on this machine from /proc (Linux): resident set size from /proc/<pid>/status
+ * (VmRSS) every 250 ms, keeping the maximum, and CPU time from /proc/<pid>/stat at phase edges.
+ */
+import { readFile } from 'node:fs/promises';
+import type { ProcessStats } from './results.js';
+
+export interface WatchedProcess {
+  readonly name: string;
+  readonly pid: number;
+}
+
+const SAMPLE_EVERY_MS = 250;
+/** USER_HZ: the unit of utime and stime in /proc/<pid>/stat; 100 on every Linux this runs on. */
+const CLOCK_TICKS_PER_S = 100;
+
+/** VmRSS from the text of /proc/<pid>/status, in bytes; undefined when absent. */
+export function parseVmRssBytes(status: string): number | undefined {
+  const match = /^VmRSS:\s+(\d+)\s+kB$/m.exec(status);
+  return match === null ? undefined : Number(match[1]) * 1024;
+}
+
+/** User plus system CPU time from the text of /proc/<pid>/stat, in ms. */
+export function parseCpuMs(stat: string): number | undefined {
+  // The command name (field 2) may hold spaces; fields after its closing parenthesis are plain.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  const userTicks = Number(fields[11]);
+  const systemTicks = Number(fields[12]);
+  if (!Number.isFinite(userTicks) || !Number.isFinite(systemTicks)) return undefined;
+  return ((userTicks + systemTicks) * 1000) / CLOCK_TICKS_PER_S;
+}
+
+async function readProc<T>(pid: number, file: string, parse: (text: string) => T | undefined) {
+  try {
+    return parse(await readFile(`/proc/${pid}/${file}`, 'utf8'));
+  } catch {
+    return undefined;
+  }
+}
+
+export class ProcessSampler {
+  private readonly watched = new Map<string, number>();
+  private readonly phaseRss = new Map<string, number>();
+  private readonly runRss = new Map<string, number>();
+  private readonly phaseCpuStartMs = new Map<string, number>();
+  private phaseStartedMs = performance.now();
+  private timer: NodeJS.Timeout | undefined;
+  private sampling = false;
+
+  watch(process: WatchedProcess): void {
+    this.watched.set(process.name, process.pid);
+  }
+
+  unwatch(name: string): void {
+    this.watched.delete(name);
+  }
+
+  start(): void {
+    if (this.timer !== undefined) return;
+    this.timer = setInterval(() => void this.sampleRss(), SAMPLE_EVERY_MS);
+    this.timer.unref();
+  }
+
+  stop(): void {
+    clearInterval(this.timer);
+    this.timer = undefined;
+  }
+
+  /** A measured phase begins: RSS maxima start again and CPU time is counted from here. */
+  async beginPhase(): Promise<void> {
+    this.phaseRss.clear();
+    this.phaseCpuStartMs.clear();
+    this.phaseStartedMs = performance.now();
+    for (const [name, pid] of this.watched) {
+      const cpuMs = await readProc(pid, 'stat', parseCpuMs);
+      if (cpuMs !== undefined) this.phaseCpuStartMs.set(name, cpuMs);
+    }
+  }
+
+  /** Per process since beginPhase(): max RSS, CPU time, and CPU per wall-clock time. */
+  async endPhase(): Promise<Record<string, ProcessStats>> {
+    await this.sampleRss();
+    const wallMs = Math.max(1, performance.now() - this.phaseStartedMs);
+    const out: Record<string, ProcessStats> = {};
+    for (const [name, pid] of this.watched) {
+      const cpuEndMs = await readProc(pid, 'stat', parseCpuMs);
+      const cpuStartMs = this.phaseCpuStartMs.get(name);
+      const cpuMs = cpuEndMs === undefined || cpuStartMs === undefined ? Number.NaN : cpuEndMs - cpuStartMs;
+      out[name] = { rssMaxBytes: this.phaseRss.get(name) ?? Number.NaN, cpuMs, cpuShare: cpuMs / wallMs };
+    }
+    return out;
+  }
+
+  runRssMaxBytes(): Record<string, number> {
+    return Object.fromEntries(this.runRss);
+  }
+
+  private async sampleRss(): Promise<void> {
+    if (this.sampling) return;
+    this.sampling = true;
+    try {
+      for (const [name, pid] of this.watched) {
+        const bytes = await readProc(pid, 'status', parseVmRssBytes);
+        if (bytes === undefined) continue;
+        this.phaseRss.set(name, Math.max(bytes, this.phaseRss.get(name) ?? 0));
+        this.runRss.set(name, Math.max(bytes, this.runRss.get(name) ?? 0));
+      }
+    } finally {
+      this.sampling = false;
+    }
+  }
+}

@@ -1,0 +1,128 @@
+import { describe, expect, it } from 'vitest';
+import { parseCpuMs, parseVmRssBytes } from './proc-sampler.js';
+import { formatErrors, renderMarkdown, renderPhaseTable, renderTable } from './report.js';
+import { type BenchReport, computeRatios, type PhaseResult } from './results.js';
+
+const MIB = 1024 * 1024;
+
+function phase(name: string, system: PhaseResult['system'], opsPerSec: number): PhaseResult {
+  const latency = { count: opsPerSec * 10, meanMs: 2, p50Ms: 1.5, p99Ms: 12.345, p999Ms: 20, maxMs: 31.9 };
+  return {
+    name,
+    system,
+    target: system === 'bare-fastify' ? 'bare' : 'one',
+    durationMs: 10_000,
+    ops: opsPerSec * 10,
+    opsPerSec,
+    latency,
+    byOp: {},
+    errors: {},
+    siblings: { reads: 0, bySiblings: [0, 0, 0, 0] },
+    processes: { n0: { rssMaxBytes: 180 * MIB, cpuMs: 9_000, cpuShare: 0.9 } },
+  };
+}
+
+const phases: PhaseResult[] = [
+  phase('bare GET', 'bare-fastify', 40_000),
+  phase('bare POST', 'bare-fastify', 30_000),
+  phase('W', 'tessera', 3_000),
+  {
+    ...phase('C', 'tessera', 10_000),
+    errors: { TIMEOUT: 2, INSUFFICIENT_REPLICAS: 5 },
+    siblings: { reads: 200, bySiblings: [150, 30, 10, 10] },
+  },
+];
+
+const report: BenchReport = {
+  startedAt: '2026-11-21T10:00:00.000Z',
+  revision: { commit: 'abc123', dirty: false },
+  finishedAt: '2026-11-21T10:01:00.000Z',
+  machine: {
+    cpus: 2,
+    cpuModel: 'Test CPU',
+    memoryBytes: 24 * 1024 * MIB,
+    node: '20.20.2',
+    platform: 'linux x64',
+    loadAverageStart: [0.1, 0.2, 0.3],
+    loadAverageEnd: [1, 1, 1],
+  },
+  settings: {
+    workloads: ['W', 'C'],
+    targets: ['one'],
+    distribution: 'zipfian',
+    keys: 1000,
+    valueBytes: 150,
+    connections: 50,
+    durationS: 10,
+    warmupS: 2,
+    seed: 1,
+  },
+  cluster: { local: true, urls: [], nodeIds: ['n0', 'n1', 'n2'], n: 3, r: 2, w: 2 },
+  phases,
+  ratios: computeRatios(phases),
+  rssMaxBytes: { n0: 190 * MIB },
+};
+
+describe('ratios', () => {
+  it('divides W by bare POST and C by bare GET', () => {
+    expect(report.ratios.putOverBarePost.one).toBeCloseTo(0.1, 12);
+    expect(report.ratios.getOverBareGet.one).toBeCloseTo(0.25, 12);
+  });
+
+  it('has none without the bare phases', () => {
+    expect(computeRatios(phases.slice(2))).toEqual({ putOverBarePost: {}, getOverBareGet: {} });
+  });
+});
+
+describe('Markdown rendering', () => {
+  const markdown = renderMarkdown(report);
+
+  it('renders one row per phase with aligned number columns', () => {
+    expect(markdown).toContain(
+      '| phase | target | ops/s | p50 ms | p99 ms | p99.9 ms | max ms | errors | reads with 1 / 2 / 3 / 4+ siblings |',
+    );
+    expect(markdown).toContain('| --- | --- | ---: | ---: | ---: | ---: | ---: | --- | --- |');
+    expect(markdown).toContain('| W | one | 3,000 | 1.50 | 12.3 | 20.0 | 31.9 | 0 | – |');
+    expect(markdown).toContain(
+      '| C | one | 10,000 | 1.50 | 12.3 | 20.0 | 31.9 | 7 (INSUFFICIENT_REPLICAS 5, TIMEOUT 2) | 75.0% / 15.0% / 5.0% / 5.0% |',
+    );
+  });
+
+  it('renders ratios, per-process CPU and memory', () => {
+    expect(markdown).toContain('| put (W) / bare fastify POST | one | 10.0% |');
+    expect(markdown).toContain('| get (C) / bare fastify GET | one | 25.0% |');
+    expect(markdown).toContain('| W (one) | n0 | 0.90 | 300 | 180 |');
+    expect(markdown).toContain('Max RSS over the whole run (MiB): n0 190.');
+    expect(markdown).toContain('load average 0.10 0.20 0.30 at start');
+  });
+
+  it('adds a row per operation kind under a mixed phase', () => {
+    const stats = (opsPerSec: number) => ({ ops: opsPerSec * 10, opsPerSec, latency: phases[0]!.latency });
+    const mixed = { ...phase('A', 'tessera', 700), byOp: { read: stats(350), rmw: stats(350) } };
+    const table = renderPhaseTable([mixed]);
+    expect(table).toContain('| A | one | 700 |');
+    expect(table).toContain('| A: read | one | 350 | 1.50 | 12.3 | 20.0 | 31.9 |  |  |');
+    expect(table).toContain('| A: rmw | one | 350 |');
+  });
+
+  it('escapes pipes in cells', () => {
+    expect(renderTable(['a'], [['x|y']])).toBe('| a |\n| --- |\n| x\\|y |');
+  });
+
+  it('formats errors largest first', () => {
+    expect(formatErrors({})).toBe('0');
+    expect(formatErrors({ A: 1, B: 1200 })).toBe('1,201 (B 1,200, A 1)');
+  });
+});
+
+describe('/proc parsing', () => {
+  it('reads VmRSS in bytes', () => {
+    expect(parseVmRssBytes('Name:\tnode\nVmRSS:\t  123456 kB\nVmData:\t1 kB\n')).toBe(123456 * 1024);
+    expect(parseVmRssBytes('Name:\tnode\n')).toBeUndefined();
+  });
+
+  it('reads utime plus stime, even when the command name has spaces', () => {
+    const stat = '42 (node main) S 1 42 42 0 -1 4194304 100 0 0 0 250 50 0 0 20 0 11 0 1000 0 0';
+    expect(parseCpuMs(stat)).toBe(3_000);
+  });
+});

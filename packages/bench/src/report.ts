@@ -1,0 +1,145 @@
+/** Renders a run's results as Markdown: settings, one table row per phase, ratios, processes. */
+import type { BenchReport, OpStats, PhaseResult, Ratios, TargetMode } from './results.js';
+
+const MIB = 1024 * 1024;
+
+export function renderMarkdown(report: BenchReport): string {
+  const { settings, cluster, machine } = report;
+  const load = (l: readonly number[]): string => l.map((v) => v.toFixed(2)).join(' ');
+  const lines = [
+    `# Tessera benchmark, ${report.startedAt}`,
+    '',
+    `Machine: ${machine.cpus} cores (${machine.cpuModel}), ${formatMib(machine.memoryBytes)} MiB, Node ${machine.node}, ` +
+      `${machine.platform}; load average ${load(machine.loadAverageStart)} at start, ${load(machine.loadAverageEnd)} at end.`,
+    `Code: commit ${report.revision.commit}${report.revision.dirty ? ' with local changes in packages/core or packages/server' : ''}.`,
+    `Cluster: ${cluster.nodeIds.length} nodes (${cluster.local ? 'started by the harness' : 'given by --url'}), N=${cluster.n} R=${cluster.r} W=${cluster.w}.`,
+    `Load: ${settings.connections} connections, ${settings.durationS} s per phase after ${settings.warmupS} s warmup, ` +
+      `${settings.valueBytes}-byte values, ${settings.keys} keys (${settings.distribution}), seed ${settings.seed}.`,
+    '',
+    renderPhaseTable(report.phases),
+    '',
+    renderRatios(report.ratios),
+    '',
+    renderProcessTable(report.phases),
+    '',
+    renderRss(report.rssMaxBytes),
+    '',
+  ];
+  return lines.join('\n');
+}
+
+const PHASE_HEADER = [
+  'phase',
+  'target',
+  'ops/s',
+  'p50 ms',
+  'p99 ms',
+  'p99.9 ms',
+  'max ms',
+  'errors',
+  'reads with 1 / 2 / 3 / 4+ siblings',
+];
+
+/** One row per phase; a phase that mixes operation kinds gets a row per kind under it. */
+export function renderPhaseTable(phases: readonly PhaseResult[]): string {
+  const rows: string[][] = [];
+  const numbers = (s: OpStats): string[] => [
+    formatCount(s.opsPerSec),
+    formatMs(s.latency.p50Ms),
+    formatMs(s.latency.p99Ms),
+    formatMs(s.latency.p999Ms),
+    formatMs(s.latency.maxMs),
+  ];
+  for (const p of phases) {
+    rows.push([p.name, p.target, ...numbers(p), formatErrors(p.errors), formatSiblings(p)]);
+    const kinds = Object.entries(p.byOp);
+    if (kinds.length > 1) {
+      for (const [kind, stats] of kinds)
+        rows.push([`${p.name}: ${kind}`, p.target, ...numbers(stats), '', '']);
+    }
+  }
+  return renderTable(PHASE_HEADER, rows, new Set([2, 3, 4, 5, 6]));
+}
+
+/** Per phase and process: CPU (in cores), CPU per successful operation, max RSS. */
+export function renderProcessTable(phases: readonly PhaseResult[]): string {
+  const rows: string[][] = [];
+  for (const p of phases) {
+    for (const [name, s] of Object.entries(p.processes)) {
+      const usPerOp = p.ops > 0 ? (s.cpuMs * 1000) / p.ops : Number.NaN;
+      rows.push([
+        `${p.name} (${p.target})`,
+        name,
+        Number.isFinite(s.cpuShare) ? s.cpuShare.toFixed(2) : '–',
+        Number.isFinite(usPerOp) ? formatCount(usPerOp) : '–',
+        Number.isFinite(s.rssMaxBytes) ? formatMib(s.rssMaxBytes) : '–',
+      ]);
+    }
+  }
+  if (rows.length === 0)
+    return 'Processes: not sampled (no /proc, or the processes are not on this machine).';
+  return renderTable(['phase', 'process', 'CPU cores', 'CPU µs/op', 'max RSS MiB'], rows, new Set([2, 3, 4]));
+}
+
+/** A Markdown table; columns in `rightAligned` are numbers. */
+export function renderTable(
+  header: readonly string[],
+  rows: readonly (readonly string[])[],
+  rightAligned: ReadonlySet<number> = new Set(),
+): string {
+  const cells = (row: readonly string[]): string =>
+    `| ${row.map((c) => c.replaceAll('|', '\\|')).join(' | ')} |`;
+  const rule = `| ${header.map((_, i) => (rightAligned.has(i) ? '---:' : '---')).join(' | ')} |`;
+  return [cells(header), rule, ...rows.map(cells)].join('\n');
+}
+
+function renderRatios(ratios: Ratios): string {
+  const rows: string[][] = [];
+  const add = (label: string, byTarget: Partial<Record<TargetMode, number>>): void => {
+    for (const [target, value] of Object.entries(byTarget)) {
+      if (value !== undefined) rows.push([label, target, formatPercent(value)]);
+    }
+  };
+  add('put (W) / bare fastify POST', ratios.putOverBarePost);
+  add('get (C) / bare fastify GET', ratios.getOverBareGet);
+  if (rows.length === 0) return 'Ratios: none (needs workloads W or C and the bare fastify phases).';
+  return renderTable(['throughput ratio', 'target', 'value'], rows, new Set([2]));
+}
+
+function renderRss(rssMaxBytes: Readonly<Record<string, number>>): string {
+  if (Object.keys(rssMaxBytes).length === 0) return 'Memory: not sampled.';
+  const list = Object.entries(rssMaxBytes)
+    .map(([name, bytes]) => `${name} ${formatMib(bytes)}`)
+    .join(', ');
+  return `Max RSS over the whole run (MiB): ${list}.`;
+}
+
+export function formatCount(value: number): string {
+  return Math.round(value).toLocaleString('en-US');
+}
+
+export function formatMs(value: number): string {
+  if (!Number.isFinite(value)) return '–';
+  return value < 10 ? value.toFixed(2) : value.toFixed(1);
+}
+
+export function formatPercent(share: number): string {
+  return `${(share * 100).toFixed(1)}%`;
+}
+
+export function formatMib(bytes: number): string {
+  return String(Math.round(bytes / MIB));
+}
+
+export function formatErrors(errors: Readonly<Record<string, number>>): string {
+  const entries = Object.entries(errors).sort((a, b) => b[1] - a[1]);
+  if (entries.length === 0) return '0';
+  const total = entries.reduce((sum, [, n]) => sum + n, 0);
+  return `${formatCount(total)} (${entries.map(([code, n]) => `${code} ${formatCount(n)}`).join(', ')})`;
+}
+
+export function formatSiblings(phase: PhaseResult): string {
+  const { reads, bySiblings } = phase.siblings;
+  if (reads === 0) return '–';
+  return bySiblings.map((n) => formatPercent(n / reads)).join(' / ');
+}

@@ -1,0 +1,127 @@
+/** The shape of a benchmark run's results, as written to bench-results/*.json. */
+import type { KeyDistribution } from './keys.js';
+import type { Revision } from './revision.js';
+import type { WorkloadName } from './workloads.js';
+
+export type TargetMode = 'one' | 'spread';
+
+export interface LatencySummary {
+  readonly count: number;
+  readonly meanMs: number;
+  readonly p50Ms: number;
+  readonly p99Ms: number;
+  readonly p999Ms: number;
+  readonly maxMs: number;
+}
+
+export interface OpStats {
+  readonly ops: number;
+  readonly opsPerSec: number;
+  readonly latency: LatencySummary;
+}
+
+/** Reads (GETs, also those inside a read-modify-write) by how many siblings they returned. */
+export interface SiblingCounts {
+  readonly reads: number;
+  /** Reads that saw 1, 2, 3 and 4 or more siblings. */
+  readonly bySiblings: readonly [number, number, number, number];
+}
+
+export interface PhaseResult {
+  /** A workload name, `load`, `bare GET` or `bare POST`. */
+  readonly name: string;
+  readonly system: 'tessera' | 'bare-fastify';
+  /** Where the load went: one node, spread over all nodes, or the bare server. */
+  readonly target: TargetMode | 'bare';
+  /** Measured time, warmup excluded. */
+  readonly durationMs: number;
+  /** Successful operations in the measured time. */
+  readonly ops: number;
+  readonly opsPerSec: number;
+  readonly latency: LatencySummary;
+  readonly byOp: Readonly<Record<string, OpStats>>;
+  /** Failed operations by error code (the API's code, HTTP_<status>, or the transport's code). */
+  readonly errors: Readonly<Record<string, number>>;
+  readonly siblings: SiblingCounts;
+  /** Per process watched during the measured time, by node id (`bare` for the baseline, `bench` for this one). */
+  readonly processes: Readonly<Record<string, ProcessStats>>;
+}
+
+export interface ProcessStats {
+  /** Highest resident set size seen (sampled every 250 ms). */
+  readonly rssMaxBytes: number;
+  /** User plus system CPU time used. */
+  readonly cpuMs: number;
+  /** cpuMs over wall-clock time: 1 is one core kept busy. */
+  readonly cpuShare: number;
+}
+
+export interface RunSettings {
+  readonly workloads: readonly WorkloadName[];
+  readonly targets: readonly TargetMode[];
+  readonly distribution: KeyDistribution;
+  readonly keys: number;
+  readonly valueBytes: number;
+  readonly connections: number;
+  readonly durationS: number;
+  readonly warmupS: number;
+  readonly seed: number;
+}
+
+export interface ClusterInfo {
+  /** True when the harness started the nodes itself. */
+  readonly local: boolean;
+  readonly urls: readonly string[];
+  readonly nodeIds: readonly string[];
+  readonly n: number;
+  readonly r: number;
+  readonly w: number;
+}
+
+export interface MachineInfo {
+  readonly cpus: number;
+  readonly cpuModel: string;
+  readonly memoryBytes: number;
+  readonly node: string;
+  readonly platform: string;
+  /** 1, 5 and 15 minute load averages when the run started and ended: other work on the machine skews figures. */
+  readonly loadAverageStart: readonly number[];
+  readonly loadAverageEnd: readonly number[];
+}
+
+export interface Ratios {
+  /** Workload W put throughput over bare fastify POST throughput, per target mode. */
+  readonly putOverBarePost: Readonly<Partial<Record<TargetMode, number>>>;
+  /** Workload C get throughput over bare fastify GET throughput, per target mode. */
+  readonly getOverBareGet: Readonly<Partial<Record<TargetMode, number>>>;
+}
+
+export interface BenchReport {
+  readonly startedAt: string;
+  /** The code measured (for a local cluster; nodes given by --url may run anything). */
+  readonly revision: Revision;
+  readonly finishedAt: string;
+  readonly machine: MachineInfo;
+  readonly settings: RunSettings;
+  readonly cluster: ClusterInfo;
+  readonly phases: readonly PhaseResult[];
+  readonly ratios: Ratios;
+  /** Highest RSS per process over the whole run. */
+  readonly rssMaxBytes: Readonly<Record<string, number>>;
+}
+
+/** Cluster-over-bare throughput ratios from the W and C phases and the bare phases. */
+export function computeRatios(phases: readonly PhaseResult[]): Ratios {
+  const bare = (name: string): number | undefined =>
+    phases.find((p) => p.system === 'bare-fastify' && p.name === name)?.opsPerSec;
+  const ratio = (workload: string, base: number | undefined): Partial<Record<TargetMode, number>> => {
+    const out: Partial<Record<TargetMode, number>> = {};
+    if (base === undefined || base <= 0) return out;
+    for (const p of phases) {
+      if (p.system === 'tessera' && p.name === workload && p.target !== 'bare')
+        out[p.target] = p.opsPerSec / base;
+    }
+    return out;
+  };
+  return { putOverBarePost: ratio('W', bare('bare POST')), getOverBareGet: ratio('C', bare('bare GET')) };
+}

@@ -1,0 +1,14 @@
+/** A small seeded random source (mulberry32), so a run's key sequence can be replayed. */
+export type Rng = () => number;
+
+/** Uniform floats in [0, 1) from a 32-bit seed. */
+export function createRng(seed: number): Rng {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
+  };
+}

@@ -1,0 +1,109 @@
+/**
+ * Runs one phase as a closed loop: each worker keeps one request in flight (one per connection),
+ * issuing the next as soon as the last one answered, until the time is up or the driver has no
+ * more work. Operations that start during the warmup are not measured.
+ */
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { ProcessSampler } from './proc-sampler.js';
+import type { ProgressSink } from './progress.js';
+import { type Outcome, PhaseRecorder } from './recorder.js';
+import type { PhaseResult } from './results.js';
+
+export interface PendingOp {
+  readonly kind: string;
+  run(): Promise<Outcome>;
+}
+
+export interface Driver {
+  /** The next operation for this worker, or undefined when the phase has no more work. */
+  next(worker: number): PendingOp | undefined;
+}
+
+export interface PhasePlan {
+  readonly head: Pick<PhaseResult, 'name' | 'system' | 'target'>;
+  readonly workers: number;
+  readonly warmupMs: number;
+  /** Measured time; for phases that end when the driver runs dry, an upper bound. */
+  readonly durationMs: number;
+  /** True when the phase ends when the driver runs dry rather than when the time is up. */
+  readonly untilDone?: boolean;
+  readonly driver: Driver;
+  /** Called once when the measured time begins (after the warmup). */
+  readonly onMeasureStart?: () => void;
+}
+
+export interface PhaseContext {
+  readonly progress: ProgressSink;
+  readonly processes: ProcessSampler;
+  /** Set to stop every phase early (Ctrl-C). */
+  readonly signal: AbortSignal;
+}
+
+const TRANSPORT_BACKOFF_MS = 10;
+const PROGRESS_EVERY_MS = 1_000;
+
+export async function runPhase(plan: PhasePlan, ctx: PhaseContext): Promise<PhaseResult> {
+  const recorder = new PhaseRecorder();
+  const startedMs = performance.now();
+  const measureFromMs = startedMs + plan.warmupMs;
+  const endMs = measureFromMs + plan.durationMs;
+  let measureStarted: Promise<void> | undefined;
+  const beginMeasuring = (): Promise<void> => {
+    if (measureStarted === undefined) plan.onMeasureStart?.();
+    measureStarted ??= ctx.processes.beginPhase();
+    return measureStarted;
+  };
+  const warmupTimer = setTimeout(() => void beginMeasuring(), plan.warmupMs);
+
+  let lastCount = 0;
+  let lastMs = startedMs;
+  const ticker = setInterval(() => {
+    const now = performance.now();
+    ctx.progress.update({
+      phase: `${plan.head.name} (${plan.head.target})`,
+      elapsedMs: now - startedMs,
+      totalMs: plan.untilDone === true ? undefined : plan.warmupMs + plan.durationMs,
+      warmup: now < measureFromMs,
+      opsPerSec: ((recorder.completedOps - lastCount) * 1000) / Math.max(1, now - lastMs),
+      completedOps: recorder.completedOps,
+      failedOps: recorder.failedOps,
+      p99Ms: recorder.p99Ms(),
+    });
+    lastCount = recorder.completedOps;
+    lastMs = now;
+  }, PROGRESS_EVERY_MS);
+
+  const worker = async (index: number): Promise<void> => {
+    while (!ctx.signal.aborted && performance.now() < endMs) {
+      const op = plan.driver.next(index);
+      if (op === undefined) return;
+      const t0 = performance.now();
+      const outcome = await op
+        .run()
+        .catch((err: unknown): Outcome => ({ error: errorCode(err), transport: true }));
+      const t1 = performance.now();
+      recorder.record(op.kind, (t1 - t0) * 1000, outcome, t0 >= measureFromMs);
+      if (outcome.transport === true) await sleep(TRANSPORT_BACKOFF_MS);
+    }
+  };
+  try {
+    await Promise.all(Array.from({ length: plan.workers }, (_, i) => worker(i)));
+  } finally {
+    clearInterval(ticker);
+    clearTimeout(warmupTimer);
+    ctx.progress.done();
+  }
+  const measuredMs = Math.max(0, performance.now() - Math.max(measureFromMs, startedMs));
+  await beginMeasuring();
+  return recorder.summarize(plan.head, measuredMs, await ctx.processes.endPhase());
+}
+
+/** A stable code for a thrown error: undici's `code` (UND_ERR_SOCKET, ECONNREFUSED, …) or its name. */
+export function errorCode(err: unknown): string {
+  if (typeof err === 'object' && err !== null) {
+    const code = (err as { code?: unknown }).code;
+    if (typeof code === 'string' && code.length > 0) return code;
+    if (err instanceof Error) return err.name;
+  }
+  return 'UNKNOWN';
+}
