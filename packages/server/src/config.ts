@@ -57,6 +57,13 @@ export const configSchema = z
       .min(1024)
       .max(16 * 1024 * 1024 * 1024)
       .default(256 * 1024 * 1024),
+    /** Hints older than this are dropped undelivered; keep it well below tombstoneGraceMs. */
+    hintTtlMs: z
+      .number()
+      .int()
+      .min(1_000)
+      .max(30 * 24 * 3600 * 1000)
+      .default(6 * 3600 * 1000),
     handoffIntervalMs: z.number().int().min(50).max(600_000).default(1_000),
     /** Hints sent to one target per handoff round. */
     handoffBatchMax: z.number().int().min(1).max(10_000).default(256),

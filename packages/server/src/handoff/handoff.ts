@@ -18,10 +18,17 @@ export interface HandoffOptions {
   readonly batchMax: number;
   readonly intervalMs: number;
   readonly timeoutMs: number;
+  /**
+   * A hint older than this is dropped undelivered: it must not outlive tombstone collection (see
+   * docs/consistency.md), or it could bring a deleted value back. Anti-entropy repairs the replica.
+   */
+  readonly hintTtlMs: number;
+  readonly now: () => number;
   readonly log: Logger;
 }
 
 export interface HandoffStats {
+  readonly expired: number;
   readonly delivered: number;
   readonly failed: number;
   readonly deferred: number;
@@ -30,6 +37,7 @@ export interface HandoffStats {
 }
 
 export interface HandoffRound {
+  readonly expired: number;
   readonly delivered: number;
   readonly failed: number;
   readonly deferred: number;
@@ -38,7 +46,7 @@ export interface HandoffRound {
 export class Handoff {
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<HandoffRound> | undefined;
-  private totals = { delivered: 0, failed: 0, deferred: 0, rounds: 0 };
+  private totals = { expired: 0, delivered: 0, failed: 0, deferred: 0, rounds: 0 };
 
   constructor(private readonly options: HandoffOptions) {}
 
@@ -64,11 +72,12 @@ export class Handoff {
   }
 
   private async round(): Promise<HandoffRound> {
-    const result = { delivered: 0, failed: 0, deferred: 0 };
+    const result = { expired: 0, delivered: 0, failed: 0, deferred: 0 };
     for (const target of this.options.hints.targets().keys()) {
       await this.deliverTo(target, result);
     }
     this.totals = {
+      expired: this.totals.expired + result.expired,
       delivered: this.totals.delivered + result.delivered,
       failed: this.totals.failed + result.failed,
       deferred: this.totals.deferred + result.deferred,
@@ -79,13 +88,18 @@ export class Handoff {
 
   private async deliverTo(
     target: NodeId,
-    result: { delivered: number; failed: number; deferred: number },
+    result: { expired: number; delivered: number; failed: number; deferred: number },
   ): Promise<void> {
     const { hints, peers, gate, batchMax, timeoutMs, log } = this.options;
     const client = peers.client(target);
     if (client === undefined) return; // not a member (yet): keep the hints.
     const batch = await hints.take(target, batchMax);
     for (const hint of batch) {
+      if (this.options.now() - hint.createdMs > this.options.hintTtlMs) {
+        if (await hints.remove(target, hint)) result.expired++;
+        log.warn({ target, key: hint.key }, 'hint expired undelivered; anti-entropy will repair the replica');
+        continue;
+      }
       if (!gate.tryAcquire(1, 'handoff')) {
         result.deferred += batch.length - batch.indexOf(hint);
         return;

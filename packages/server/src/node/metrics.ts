@@ -45,7 +45,7 @@ export class NodeMetrics {
 
 export interface BackgroundSources {
   readonly hints: () => Map<string, { count: number; bytes: number }>;
-  readonly handoff: () => { delivered: number; failed: number; deferred: number };
+  readonly handoff: () => { expired: number; delivered: number; failed: number; deferred: number };
   readonly admission: () => {
     ratePerSec: number;
     ran: Record<string, number>;
@@ -83,6 +83,7 @@ export function registerBackgroundMetrics(registry: Registry, src: BackgroundSou
     g.set({ outcome: 'delivered' }, s.delivered);
     g.set({ outcome: 'failed' }, s.failed);
     g.set({ outcome: 'deferred' }, s.deferred);
+    g.set({ outcome: 'expired' }, s.expired);
   });
   gauge(
     'tessera_background_work',

@@ -162,6 +162,8 @@ export class TesseraNode {
       batchMax: config.handoffBatchMax,
       intervalMs: config.handoffIntervalMs,
       timeoutMs: config.peerTimeoutMs,
+      hintTtlMs: config.hintTtlMs,
+      now: Date.now,
       log: log.child({ component: 'handoff' }),
     });
     handoff.start();

@@ -122,6 +122,8 @@ export class SimNode {
       batchMax: 64,
       intervalMs: 1_000,
       timeoutMs: 1_000,
+      hintTtlMs: 1_000_000_000,
+      now: this.now,
       log,
     });
     this.current = { coordinator, store, hints, handoff, handler, engine };
