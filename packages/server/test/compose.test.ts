@@ -12,7 +12,16 @@ import { parseConfig } from '../src/config.js';
 
 const root = new URL('../../../', import.meta.url);
 const compose = parse(readFileSync(new URL('docker-compose.yml', root), 'utf8')) as {
-  services: Record<string, { command: string[]; ports?: string[]; build?: string }>;
+  services: Record<
+    string,
+    {
+      command?: string[];
+      entrypoint?: string[];
+      environment?: Record<string, string>;
+      ports?: string[];
+      build?: string;
+    }
+  >;
 };
 const dockerfile = readFileSync(new URL('Dockerfile', root), 'utf8');
 const pkg = JSON.parse(readFileSync(new URL('packages/server/package.json', root), 'utf8')) as {
@@ -22,7 +31,11 @@ const pkg = JSON.parse(readFileSync(new URL('packages/server/package.json', root
 const port = (hostPort: string): number => Number(hostPort.slice(hostPort.lastIndexOf(':') + 1));
 
 describe('docker-compose.yml', () => {
-  const services = Object.entries(compose.services);
+  const all = Object.entries(compose.services);
+  const services = all.filter(([, s]) => s.command?.[0] === 'start') as [
+    string,
+    { command: string[]; ports?: string[]; build?: string },
+  ][];
   const peers = new Map(
     services.map(([name, s]) => [
       name,
@@ -53,6 +66,19 @@ describe('docker-compose.yml', () => {
     for (const seed of config.seeds) {
       expect([...peers.entries()].some(([other, peer]) => other !== name && peer === seed)).toBe(true);
     }
+  });
+
+  it('runs the demo store against the three nodes', () => {
+    const store = compose.services.store!;
+    expect(store.entrypoint).toEqual(['node', '/src/examples/web-store/dist/server/main.js']);
+    const nodes = store.environment!.TESSERA_NODES!.split(',');
+    expect(nodes).toEqual(
+      services.map(
+        ([name, s]) =>
+          `http://${parseArgs({ args: s.command.slice(1), options: START_OPTIONS }).values.http}`,
+      ),
+    );
+    expect(store.ports).toEqual([`${store.environment!.PORT}:${store.environment!.PORT}`]);
   });
 
   it('seeds every node but one, so they form one cluster', () => {

@@ -1,0 +1,56 @@
+/**
+ * The store's Fastify app: catalog, carts and checkout in Tessera, the cluster panel, the page.
+ * `createStore` wires it to a list of nodes; the launcher (main.ts) starts those nodes first.
+ */
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
+import { pino } from 'pino';
+import { Journal } from './cart/journal.js';
+import { CartService } from './cart/service.js';
+import { Catalog } from './catalog/catalog.js';
+import { StoreAccess } from './cluster/access.js';
+import { ClusterControl } from './cluster/control.js';
+import { NodeDirectory, type NodeSpec } from './cluster/directory.js';
+import { ClusterStatus } from './cluster/status.js';
+import { registerCartRoutes } from './http/cart-routes.js';
+import { registerClusterRoutes } from './http/cluster-routes.js';
+import { registerErrorHandling } from './http/errors.js';
+import { registerPages } from './http/pages.js';
+import { OrderService } from './orders/service.js';
+import { KeyLock } from './util/key-lock.js';
+
+/** Largest request body: a cart change is a few dozen bytes. */
+export const BODY_BYTES_MAX = 16 * 1024;
+
+export interface StoreOptions {
+  /** The Tessera nodes, with their processes when the store manages them. */
+  readonly nodes: readonly NodeSpec[];
+  /** A pino logger; default: JSON on stdout at level info. */
+  readonly logger?: FastifyBaseLogger;
+}
+
+export async function createStore(options: StoreOptions): Promise<FastifyInstance> {
+  const loggerInstance: FastifyBaseLogger = options.logger ?? pino({ level: 'info' });
+  // Pages poll every second or two: log problems and actions, not every request.
+  const app = Fastify({
+    bodyLimit: BODY_BYTES_MAX,
+    loggerInstance,
+    logController: new LogController({ disableRequestLogging: true }),
+  });
+  // The API speaks JSON only: any other body is a 415, not a string for the routes to puzzle over.
+  app.removeContentTypeParser('text/plain');
+  const nodes = new NodeDirectory(options.nodes);
+  const access = new StoreAccess(nodes);
+  const catalog = new Catalog();
+  const locks = new KeyLock();
+  const carts = new CartService({ access, catalog, journal: new Journal(), locks });
+  const orders = new OrderService({ access, catalog, carts, locks });
+  const status = new ClusterStatus(nodes);
+  const control = new ClusterControl(nodes, app.log, () => status.invalidate());
+
+  registerErrorHandling(app);
+  registerCartRoutes(app, { catalog, carts, orders });
+  registerClusterRoutes(app, status, control);
+  await registerPages(app);
+  app.addHook('onClose', async () => nodes.close());
+  return app;
+}

@@ -1,0 +1,53 @@
+/** The product grid: drawn pictures, names, prices and an "Add to cart" button each. */
+import type { CartView, Product } from '../../shared/api.js';
+import { h, price } from '../dom.js';
+
+export function catalogView(
+  products: readonly Product[],
+  cart: CartView | undefined,
+  onAdd: (id: string) => void,
+): HTMLElement {
+  const inCart = new Map((cart?.items ?? []).map((i) => [i.productId, i.quantity]));
+  return h(
+    'div',
+    { class: 'catalog-inner' },
+    h(
+      'div',
+      { class: 'section-head' },
+      h('h2', null, 'Catalog'),
+      h('p', { class: 'muted' }, 'Everything ships tomorrow. Probably.'),
+    ),
+    h(
+      'div',
+      { class: 'grid' },
+      products.map((p) =>
+        h(
+          'article',
+          { class: 'product', 'data-testid': `product-${p.id}` },
+          h(
+            'div',
+            { class: 'product-art' },
+            h('img', { src: p.image, alt: p.name, width: 200, height: 150 }),
+          ),
+          h(
+            'div',
+            { class: 'product-body' },
+            h('h3', null, p.name),
+            h('p', { class: 'muted small' }, p.blurb),
+            h(
+              'div',
+              { class: 'product-foot' },
+              h('span', { class: 'price' }, price(p.priceCents)),
+              inCart.has(p.id) ? h('span', { class: 'in-cart' }, `${inCart.get(p.id)} in cart`) : null,
+              h(
+                'button',
+                { class: 'btn add', 'data-testid': `add-${p.id}`, onclick: () => onAdd(p.id) },
+                'Add',
+              ),
+            ),
+          ),
+        ),
+      ),
+    ),
+  );
+}

@@ -1,0 +1,211 @@
+/**
+ * The store's routes against bad input: every mistake gets a clear 4xx with a coded JSON error, and
+ * nothing stored changes. Then checkout's exactly-once promise, at the API level.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { CartView, CheckoutResult, ClusterView, ErrorBody, OrdersView } from '../src/shared/api.js';
+import { type Harness, newCartId, startHarness, storedCart } from './harness.js';
+
+let h: Harness;
+
+beforeAll(async () => {
+  h = await startHarness();
+}, 60_000);
+
+afterAll(async () => {
+  await h?.close();
+});
+
+interface Call {
+  readonly method: 'GET' | 'POST' | 'PUT' | 'DELETE';
+  readonly url: string;
+  readonly body?: unknown;
+  readonly raw?: string;
+  readonly headers?: Record<string, string>;
+}
+
+async function call(c: Call): Promise<{ status: number; json: unknown }> {
+  const headers = { ...(c.body === undefined ? {} : { 'content-type': 'application/json' }), ...c.headers };
+  const payload = c.raw ?? (c.body === undefined ? undefined : JSON.stringify(c.body));
+  const res = await h.app.inject({
+    method: c.method,
+    url: c.url,
+    headers,
+    ...(payload === undefined ? {} : { payload }),
+  });
+  return { status: res.statusCode, json: res.body === '' ? undefined : res.json() };
+}
+
+async function expectError(c: Call, status: number, code: string): Promise<void> {
+  const { status: got, json } = await call(c);
+  expect({ status: got, code: (json as ErrorBody).error?.code }).toEqual({ status, code });
+  expect((json as ErrorBody).error.message.length).toBeGreaterThan(10);
+}
+
+describe('bad input to the store', () => {
+  const cartId = newCartId();
+  const items = `/api/carts/${cartId}/items`;
+
+  it('answers each mistake with a clear 4xx and its code, and leaves the stored cart as it was', async () => {
+    expect((await call({ method: 'POST', url: items, body: { productId: 'mug', quantity: 2 } })).status).toBe(
+      200,
+    );
+    expect((await call({ method: 'POST', url: items, body: { productId: 'lamp' } })).status).toBe(200);
+    const before = await storedCart(h.tessera, cartId);
+    expect(before).toEqual([
+      [
+        { item: 'lamp', quantity: 1 },
+        { item: 'mug', quantity: 2 },
+      ],
+    ]);
+
+    const huge = JSON.stringify({ productId: 'mug', quantity: 1, note: 'x'.repeat(200_000) });
+    const cases: [Call, number, string][] = [
+      [{ method: 'POST', url: items, body: { productId: 'unicorn' } }, 404, 'UNKNOWN_PRODUCT'],
+      [{ method: 'PUT', url: `${items}/unicorn`, body: { quantity: 1 } }, 404, 'UNKNOWN_PRODUCT'],
+      [{ method: 'DELETE', url: `${items}/unicorn` }, 404, 'UNKNOWN_PRODUCT'],
+      [{ method: 'POST', url: items, body: { productId: 'mug', quantity: -1 } }, 400, 'INVALID_QUANTITY'],
+      [{ method: 'POST', url: items, body: { productId: 'mug', quantity: 0 } }, 400, 'INVALID_QUANTITY'],
+      [{ method: 'POST', url: items, body: { productId: 'mug', quantity: 1.5 } }, 400, 'INVALID_QUANTITY'],
+      [{ method: 'POST', url: items, body: { productId: 'mug', quantity: '3' } }, 400, 'INVALID_QUANTITY'],
+      [{ method: 'POST', url: items, body: { productId: 'mug', quantity: 1e9 } }, 400, 'INVALID_QUANTITY'],
+      [{ method: 'PUT', url: `${items}/mug`, body: { quantity: -5 } }, 400, 'INVALID_QUANTITY'],
+      [{ method: 'PUT', url: `${items}/mug`, body: {} }, 400, 'INVALID_QUANTITY'],
+      [
+        { method: 'POST', url: items, raw: huge, headers: { 'content-type': 'application/json' } },
+        413,
+        'BODY_TOO_LARGE',
+      ],
+      [
+        {
+          method: 'POST',
+          url: items,
+          raw: '{"productId": "mug"',
+          headers: { 'content-type': 'application/json' },
+        },
+        400,
+        'INVALID_JSON',
+      ],
+      [
+        { method: 'POST', url: items, raw: 'productId=mug', headers: { 'content-type': 'text/plain' } },
+        415,
+        'UNSUPPORTED_MEDIA_TYPE',
+      ],
+      [{ method: 'POST', url: items, body: ['mug'] }, 400, 'INVALID_REQUEST'],
+      [{ method: 'POST', url: items, body: { productId: 'mug', price: 0 } }, 400, 'INVALID_REQUEST'],
+      [
+        { method: 'POST', url: items, body: { productId: 'mug' }, headers: { 'x-tessera-node': 'n9' } },
+        400,
+        'UNKNOWN_NODE',
+      ],
+      [
+        { method: 'POST', url: `/api/carts/${cartId}/checkout`, body: { idempotencyKey: 'short' } },
+        400,
+        'INVALID_IDEMPOTENCY_KEY',
+      ],
+      [{ method: 'POST', url: `/api/carts/${cartId}/checkout`, body: {} }, 400, 'INVALID_IDEMPOTENCY_KEY'],
+      [{ method: 'GET', url: '/api/carts/x' }, 400, 'INVALID_CART_ID'],
+      [
+        { method: 'POST', url: '/api/carts/bad%20id!/items', body: { productId: 'mug' } },
+        400,
+        'INVALID_CART_ID',
+      ],
+      [{ method: 'GET', url: `/api/carts/${'a'.repeat(41)}` }, 400, 'INVALID_CART_ID'],
+      [{ method: 'POST', url: '/api/cluster/split', body: { isolate: 'n9' } }, 400, 'UNKNOWN_NODE'],
+      [{ method: 'POST', url: '/api/cluster/split', body: {} }, 400, 'INVALID_REQUEST'],
+      [{ method: 'POST', url: '/api/cluster/nodes/n9/stop', body: {} }, 400, 'UNKNOWN_NODE'],
+      [{ method: 'GET', url: '/api/nothing-here' }, 404, 'NOT_FOUND'],
+    ];
+    for (const [c, status, code] of cases) await expectError(c, status, code);
+
+    expect(await storedCart(h.tessera, cartId)).toEqual(before);
+    // Nothing was written under a cart id that was refused either.
+    expect((await h.tessera.get(`cart:${'a'.repeat(41)}`)).siblings).toEqual([]);
+  });
+
+  it('refuses to check out an empty cart, without placing an order', async () => {
+    const empty = newCartId();
+    await expectError(
+      { method: 'POST', url: `/api/carts/${empty}/checkout`, body: { idempotencyKey: 'key-empty-1' } },
+      409,
+      'CART_EMPTY',
+    );
+    const { json } = await call({ method: 'GET', url: `/api/carts/${empty}/orders` });
+    expect((json as OrdersView).orders).toEqual([]);
+  });
+});
+
+describe('checkout', () => {
+  it('places one order for one idempotency key, however often it is sent, and empties the cart', async () => {
+    const cartId = newCartId();
+    const base = `/api/carts/${cartId}`;
+    await call({ method: 'POST', url: `${base}/items`, body: { productId: 'camera' } });
+    await call({ method: 'POST', url: `${base}/items`, body: { productId: 'record', quantity: 2 } });
+    const press = {
+      method: 'POST' as const,
+      url: `${base}/checkout`,
+      body: { idempotencyKey: 'press-once-123' },
+    };
+
+    // Pressed twice at once, then retried later, as after a lost answer.
+    const [first, second] = await Promise.all([call(press), call(press)]);
+    const retry = await call(press);
+    const results = [first, second, retry].map((r) => r.json as CheckoutResult);
+    expect([first.status, second.status].sort()).toEqual([200, 201]);
+    expect(retry.status).toBe(200);
+    expect(new Set(results.map((r) => r.order.id)).size).toBe(1);
+    expect(results.map((r) => r.replayed).sort()).toEqual([false, true, true]);
+    expect(results[0]!.order.lines.map((l) => [l.productId, l.quantity])).toEqual([
+      ['camera', 1],
+      ['record', 2],
+    ]);
+    expect(results[0]!.order.totalCents).toBe(7900 + 2 * 2500);
+
+    const orders = (await call({ method: 'GET', url: `${base}/orders` })).json as OrdersView;
+    expect(orders.orders.map((o) => o.id)).toEqual([results[0]!.order.id]);
+    expect(await storedCart(h.tessera, cartId)).toEqual([[]]);
+    const stored = await h.tessera.get(`order:${results[0]!.order.id}`);
+    expect(stored.siblings).toHaveLength(1);
+  });
+
+  it('keeps what was added after the order was placed, even when the order is retried', async () => {
+    const cartId = newCartId();
+    const base = `/api/carts/${cartId}`;
+    await call({ method: 'POST', url: `${base}/items`, body: { productId: 'mug' } });
+    const press = {
+      method: 'POST' as const,
+      url: `${base}/checkout`,
+      body: { idempotencyKey: 'keep-later-123' },
+    };
+    expect((await call(press)).status).toBe(201);
+    await call({ method: 'POST', url: `${base}/items`, body: { productId: 'watch' } });
+    const retried = (await call(press)).json as CheckoutResult;
+    expect(retried.replayed).toBe(true);
+    expect(retried.cart.items.map((i) => i.productId)).toEqual(['watch']);
+  });
+});
+
+describe('which node serves a tab during a split', () => {
+  it('keeps a pinned tab on its side (its own copy alone) and serves an "auto" tab with a quorum', async () => {
+    const cartId = newCartId();
+    const items = `/api/carts/${cartId}/items`;
+    const split = await call({ method: 'POST', url: '/api/cluster/split', body: { isolate: 'n0' } });
+    expect((split.json as ClusterView).split).toEqual([['n0'], ['n1', 'n2']]);
+    try {
+      const pinned = await call({
+        method: 'POST',
+        url: items,
+        body: { productId: 'mug' },
+        headers: { 'x-tessera-node': 'n0' },
+      });
+      expect((pinned.json as CartView).servedBy).toMatchObject({ nodeId: 'n0', degraded: true });
+      const auto = await call({ method: 'POST', url: items, body: { productId: 'lamp' } });
+      expect((auto.json as CartView).servedBy).toMatchObject({ asked: 'auto', degraded: false });
+      expect((auto.json as CartView).servedBy.nodeId).not.toBe('n0');
+      expect((auto.json as CartView).items.map((i) => i.productId)).toEqual(['lamp']);
+    } finally {
+      const healed = await call({ method: 'POST', url: '/api/cluster/heal', body: {} });
+      expect((healed.json as ClusterView).split).toBeNull();
+    }
+  });
+});
