@@ -23,13 +23,18 @@ const siblingArb: fc.Arbitrary<Sibling> = fc.record({
   value: fc.uint8Array({ maxLength: 40 }),
 });
 
-const stateArb: fc.Arbitrary<KeyState> = fc.record({
-  vv: vvArb,
-  siblings: fc.array(siblingArb, { maxLength: 5 }),
-});
+const stateArb: fc.Arbitrary<KeyState> = fc.record(
+  {
+    vv: vvArb,
+    siblings: fc.array(siblingArb, { maxLength: 5 }),
+    deletedAtMs: timeArb,
+  },
+  { requiredKeys: ['vv', 'siblings'] },
+);
 
 /** Plain data, so byte values compare by content whatever buffer they view. */
 const plain = (s: KeyState) => ({
+  deletedAtMs: s.deletedAtMs,
   vv: s.vv.map((e) => ({ ...e })),
   siblings: s.siblings.map((x) => ({
     dot: { ...x.dot },
@@ -111,6 +116,8 @@ describe('encodeState / decodeState', () => {
   it('rejects trailing bytes, unknown versions, unsorted or zero clock entries', () => {
     const bytes = encodeState({ vv: [{ node: 'a', counter: 1, timestampMs: 0 }], siblings: [] });
     expectTesseraError(() => decodeState(Uint8Array.of(...bytes, 0)), 'BAD_REQUEST');
+    expectTesseraError(() => decodeState(Uint8Array.of(3, ...bytes.subarray(1))), 'BAD_REQUEST');
+    // Version 2 without its trailing deletion time is truncated.
     expectTesseraError(() => decodeState(Uint8Array.of(2, ...bytes.subarray(1))), 'BAD_REQUEST');
     const entry = (node: string, counter: number): VvEntry => ({ node, counter, timestampMs: 0 });
     for (const vv of [[entry('b', 1), entry('a', 1)], [entry('a', 1), entry('a', 2)], [entry('a', 0)]]) {
@@ -118,6 +125,19 @@ describe('encodeState / decodeState', () => {
     }
     // A node id that is not UTF-8.
     expectTesseraError(() => decodeState(Uint8Array.of(1, 1, 1, 0xff, 1, 0, 0)), 'BAD_REQUEST');
+  });
+
+  it('writes a state without deletedAtMs as format 1, byte for byte as before, and one with it as format 2', () => {
+    const tombstone: KeyState = { vv: [{ node: 'a', counter: 3, timestampMs: 5 }], siblings: [] };
+    // version 1, one entry: "a", counter 3, timestamp 5, no siblings.
+    const v1 = Uint8Array.of(1, 1, 1, 0x61, 3, 5, 0);
+    expect(encodeState(tombstone)).toEqual(v1);
+    expect(decodeState(v1)).toEqual(tombstone);
+    expect('deletedAtMs' in decodeState(v1)).toBe(false);
+    const deleted = { ...tombstone, deletedAtMs: 300 };
+    const v2 = Uint8Array.of(2, 1, 1, 0x61, 3, 5, 0, 0xac, 0x02);
+    expect(encodeState(deleted)).toEqual(v2);
+    expect(decodeState(v2)).toEqual(deleted);
   });
 
   it('rejects integers beyond 2^53 - 1 instead of rounding them', () => {
@@ -130,8 +150,10 @@ describe('encodeState / decodeState', () => {
 
   it('never throws anything but BAD_REQUEST on random bytes', () => {
     fc.assert(fc.property(fc.uint8Array({ maxLength: 64 }), decodeOrBadRequest), { numRuns: 300 });
-    const versioned = fc.uint8Array({ maxLength: 64 }).map((b) => Uint8Array.of(1, ...b));
-    fc.assert(fc.property(versioned, decodeOrBadRequest), { numRuns: 300 });
+    for (const version of [1, 2]) {
+      const versioned = fc.uint8Array({ maxLength: 64 }).map((b) => Uint8Array.of(version, ...b));
+      fc.assert(fc.property(versioned, decodeOrBadRequest), { numRuns: 300 });
+    }
   });
 
   it('never throws anything but BAD_REQUEST on corrupted encodings', () => {

@@ -3,6 +3,8 @@
  * state is never re-encoded on its way through a node). Format version 1:
  *   u8 version, varint entries, {str node, varint counter, varint timestampMs}*,
  *   varint siblings, {str node, varint counter, varint lastModifiedMs, bytes value}*
+ * Format version 2 is version 1 followed by `varint deletedAtMs`; a state without `deletedAtMs`
+ * is still written as version 1, byte for byte as before, and both versions decode.
  * Decoding checks every length against the buffer and throws `TesseraError('BAD_REQUEST')`.
  */
 import type { VvEntry } from './clock.js';
@@ -10,6 +12,8 @@ import { TesseraError } from './errors.js';
 import type { KeyState, Sibling } from './versions.js';
 
 const FORMAT_VERSION = 1;
+/** Version 1 plus a trailing deletion time. */
+const FORMAT_VERSION_DELETED_AT = 2;
 const encoder = new TextEncoder();
 const decoder = new TextDecoder('utf-8', { fatal: true });
 
@@ -114,7 +118,7 @@ function truncated(): TesseraError {
 
 export function encodeState(state: KeyState): Uint8Array {
   const w = new Writer();
-  w.byte(FORMAT_VERSION);
+  w.byte(state.deletedAtMs === undefined ? FORMAT_VERSION : FORMAT_VERSION_DELETED_AT);
   w.varint(state.vv.length);
   for (const e of state.vv) {
     w.string(e.node);
@@ -128,6 +132,7 @@ export function encodeState(state: KeyState): Uint8Array {
     w.varint(s.lastModifiedMs);
     w.bytes(s.value);
   }
+  if (state.deletedAtMs !== undefined) w.varint(state.deletedAtMs);
   return w.done();
 }
 
@@ -142,7 +147,7 @@ const DEFAULT_DECODE_LIMITS: DecodeLimits = { entriesMax: 4096, siblingsMax: 100
 export function decodeState(bytes: Uint8Array, limits: DecodeLimits = DEFAULT_DECODE_LIMITS): KeyState {
   const r = new Reader(bytes);
   const version = r.byte();
-  if (version !== FORMAT_VERSION) {
+  if (version !== FORMAT_VERSION && version !== FORMAT_VERSION_DELETED_AT) {
     throw new TesseraError('BAD_REQUEST', `Encoded state has unknown format version ${version}.`);
   }
   const entries = r.varint();
@@ -167,6 +172,7 @@ export function decodeState(bytes: Uint8Array, limits: DecodeLimits = DEFAULT_DE
     const lastModifiedMs = r.varint();
     siblings.push({ dot: { node, counter }, lastModifiedMs, value: r.bytes() });
   }
+  const deletedAtMs = version === FORMAT_VERSION_DELETED_AT ? r.varint() : undefined;
   if (!r.atEnd()) throw new TesseraError('BAD_REQUEST', 'Encoded state has trailing bytes.');
-  return { vv, siblings };
+  return deletedAtMs === undefined ? { vv, siblings } : { vv, siblings, deletedAtMs };
 }

@@ -6,6 +6,13 @@
 import type { NodeId } from './clock.js';
 import { TesseraError } from './errors.js';
 import type { Ring } from './ring.js';
+import {
+  type ChangeRecord,
+  livePending,
+  mergeHistory,
+  mergePending,
+  type PendingChange,
+} from './ring-change.js';
 
 export type MemberStatus = 'joining' | 'member' | 'leaving' | 'removed';
 
@@ -26,6 +33,10 @@ export interface ClusterState {
   readonly ring: Ring;
   /** Sorted by nodeId. */
   readonly members: readonly Member[];
+  /** A ring change being carried out (paper 4.9); absent when the ring is settled. */
+  readonly pending?: PendingChange;
+  /** The latest committed membership changes, oldest first. */
+  readonly history?: readonly ChangeRecord[];
 }
 
 const STATUS_RANK: Record<MemberStatus, number> = { joining: 0, member: 1, leaving: 2, removed: 3 };
@@ -37,10 +48,15 @@ export function mergeClusterStates(a: ClusterState, b: ClusterState): ClusterSta
       `Peer belongs to cluster ${b.clusterId}, this node to ${a.clusterId}. Point the node at a seed of its own cluster, or start it with an empty data dir.`,
     );
   }
+  const ring = laterRing(a.ring, b.ring);
+  const pending = livePending(mergePending(a.pending, b.pending), ring);
+  const history = mergeHistory(a.history, b.history);
   return {
     clusterId: a.clusterId,
-    ring: laterRing(a.ring, b.ring),
+    ring,
     members: mergeMembers(a.members, b.members),
+    ...(pending === undefined ? {} : { pending }),
+    ...(history.length === 0 ? {} : { history }),
   };
 }
 
@@ -79,8 +95,17 @@ export function findMember(state: ClusterState, nodeId: NodeId): Member | undefi
 export function sameClusterState(a: ClusterState, b: ClusterState): boolean {
   if (a.ring.version !== b.ring.version || a.members.length !== b.members.length) return false;
   if (a.ring.owners.join(',') !== b.ring.owners.join(',')) return false;
+  if (pendingKey(a) !== pendingKey(b)) return false;
+  if (JSON.stringify(a.history ?? []) !== JSON.stringify(b.history ?? [])) return false;
   return a.members.every((m, i) => {
     const o = b.members[i]!;
     return m.nodeId === o.nodeId && m.incarnation === o.incarnation && m.status === o.status;
   });
+}
+
+function pendingKey(s: ClusterState): string {
+  const p = s.pending;
+  return p === undefined
+    ? ''
+    : `${p.next.version}|${p.kind}|${p.nodeId}|${p.next.owners.join(',')}|${p.done.join(',')}`;
 }

@@ -28,6 +28,12 @@ export interface KeyState {
   readonly vv: VersionVector;
   /** Sorted canonically (see `compareSiblings`), so equal states encode to equal bytes. */
   readonly siblings: readonly Sibling[];
+  /**
+   * When the key was last deleted, as far as this state knows: `applyWrite` sets it when a delete
+   * leaves no sibling, `mergeStates` keeps the maximum. Times tombstone collection; absent in
+   * states written before it existed. Not part of `sameState`.
+   */
+  readonly deletedAtMs?: number;
 }
 
 export const EMPTY_STATE: KeyState = Object.freeze({ vv: EMPTY_VV, siblings: Object.freeze([]) });
@@ -71,7 +77,9 @@ export function applyWrite(stored: KeyState, input: WriteInput): KeyState {
     vv = vvAdd(vv, dot, input.nowMs);
     siblings = [...kept, { dot, value: input.value, lastModifiedMs: input.nowMs }].sort(compareSiblings);
   }
-  return { vv: prune(vv, siblings, input.vvEntriesMax, input.node), siblings };
+  const deletedAtMs =
+    siblings.length === 0 ? laterDeletion(stored.deletedAtMs, input.nowMs) : stored.deletedAtMs;
+  return withDeletedAt({ vv: prune(vv, siblings, input.vvEntriesMax, input.node), siblings }, deletedAtMs);
 }
 
 export function contextCovers(context: CausalContext, dot: Dot): boolean {
@@ -110,12 +118,25 @@ export function latestDot(state: KeyState, node: NodeId): Dot | undefined {
  * associative and idempotent; a sibling survives unless the other side has seen it and dropped it.
  */
 export function mergeStates(a: KeyState, b: KeyState): KeyState {
-  if (a.siblings.length === 0 && a.vv.length === 0) return b;
-  if (b.siblings.length === 0 && b.vv.length === 0) return a;
+  const deletedAtMs = laterDeletion(a.deletedAtMs, b.deletedAtMs);
+  if (a.siblings.length === 0 && a.vv.length === 0) return withDeletedAt(b, deletedAtMs);
+  if (b.siblings.length === 0 && b.vv.length === 0) return withDeletedAt(a, deletedAtMs);
   const byDot = new Map<string, Sibling>();
   keepUnseen(a.siblings, b, byDot);
   keepUnseen(b.siblings, a, byDot);
-  return { vv: vvMerge(a.vv, b.vv), siblings: [...byDot.values()].sort(compareSiblings) };
+  const merged = { vv: vvMerge(a.vv, b.vv), siblings: [...byDot.values()].sort(compareSiblings) };
+  return withDeletedAt(merged, deletedAtMs);
+}
+
+function laterDeletion(x: number | undefined, y: number | undefined): number | undefined {
+  if (x === undefined) return y;
+  return y === undefined ? x : Math.max(x, y);
+}
+
+/** `state` with `deletedAtMs` set to `t`, or without it when `t` is undefined. */
+function withDeletedAt(state: KeyState, t: number | undefined): KeyState {
+  if (state.deletedAtMs === t) return state;
+  return t === undefined ? { vv: state.vv, siblings: state.siblings } : { ...state, deletedAtMs: t };
 }
 
 function keepUnseen(from: readonly Sibling[], other: KeyState, into: Map<string, Sibling>): void {

@@ -64,9 +64,38 @@ export const configSchema = z
       .min(1_000)
       .max(30 * 24 * 3600 * 1000)
       .default(6 * 3600 * 1000),
+    /** Mean time between two anti-entropy exchanges started by this node (jittered; back to back while they find work). */
+    antiEntropyIntervalMs: z.number().int().min(10).max(3_600_000).default(1_000),
+    /** Deadline of each anti-entropy peer call (a peer may build its tree first). */
+    antiEntropyTimeoutMs: z.number().int().min(100).max(120_000).default(5_000),
+    /** Keys repaired per exchange; the rest waits for the next one. */
+    antiEntropyKeysPerExchangeMax: z.number().int().min(1).max(1_000_000).default(1_000),
+    antiEntropyBytesPerExchangeMax: z
+      .number()
+      .int()
+      .min(64 * 1024)
+      .max(1024 * 1024 * 1024)
+      .default(16 * 1024 * 1024),
+    /** A tombstone is kept at least this long after its delete (docs/consistency.md). */
+    tombstoneGraceMs: z
+      .number()
+      .int()
+      .min(1_000)
+      .max(365 * 24 * 3600 * 1000)
+      .default(24 * 3600 * 1000),
     handoffIntervalMs: z.number().int().min(50).max(600_000).default(1_000),
     /** Hints sent to one target per handoff round. */
     handoffBatchMax: z.number().int().min(1).max(10_000).default(256),
+    /** How often a node also gossips with one of its seeds (paper 4.8.2). */
+    seedGossipIntervalMs: z.number().int().min(50).max(600_000).default(5_000),
+    /** How often ring changes are advanced: proposals, commits, partition pulls (paper 4.9). */
+    transferIntervalMs: z.number().int().min(10).max(60_000).default(250),
+    /** Keys per page of a partition transfer; one page is one admission of the background gate. */
+    transferPageKeys: z.number().int().min(1).max(100_000).default(256),
+    /** A receiver waits this long after first seeing a ring change before pulling, so writes reach both rings. */
+    transferStartDelayMs: z.number().int().min(0).max(600_000).default(1_000),
+    /** Deadline of one transfer page stream. */
+    transferTimeoutMs: z.number().int().min(100).max(600_000).default(30_000),
     /** Background work units (a hint delivered, a key repaired) per second when the foreground is fast. */
     backgroundRateMaxPerSec: z.number().int().min(1).max(1_000_000).default(5_000),
     backgroundRateMinPerSec: z.number().int().min(1).max(1_000_000).default(100),
@@ -77,7 +106,10 @@ export const configSchema = z
     logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   })
   .strict()
-  .refine((c) => c.r <= c.n && c.w <= c.n, { message: 'r and w must be at most n' });
+  .refine((c) => c.r <= c.n && c.w <= c.n, { message: 'r and w must be at most n' })
+  .refine((c) => c.hintTtlMs < c.tombstoneGraceMs, {
+    message: 'hintTtlMs must be below tombstoneGraceMs, or a late hint could bring a collected delete back',
+  });
 
 export type Config = z.infer<typeof configSchema>;
 export type ConfigInput = z.input<typeof configSchema>;

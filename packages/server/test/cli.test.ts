@@ -19,8 +19,8 @@ afterAll(async () => {
 describe('tessera cluster up', () => {
   it('starts three nodes, prints how to use them, and stops them all on SIGTERM', async () => {
     dir = await mkdtemp(join(tmpdir(), 'tessera-cli-'));
-    const base = await freePortBlock(3);
-    const peerBase = await freePortBlock(3);
+    const base = await freePortBlock(6);
+    const peerBase = base + 3;
     child = spawn(
       process.execPath,
       [

@@ -74,8 +74,7 @@ describe('docker-compose.yml', () => {
     const nodes = store.environment!.TESSERA_NODES!.split(',');
     expect(nodes).toEqual(
       services.map(
-        ([name, s]) =>
-          `http://${parseArgs({ args: s.command.slice(1), options: START_OPTIONS }).values.http}`,
+        ([, s]) => `http://${parseArgs({ args: s.command.slice(1), options: START_OPTIONS }).values.http}`,
       ),
     );
     expect(store.ports).toEqual([`${store.environment!.PORT}:${store.environment!.PORT}`]);

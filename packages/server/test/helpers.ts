@@ -20,10 +20,15 @@ export async function freePort(): Promise<number> {
   });
 }
 
-/** A free block of `count` consecutive ports (checked one by one). */
+/**
+ * A free block of `count` consecutive ports. Each vitest worker draws from its own range, so two
+ * test files running at once never race for the same ports; other processes are checked for.
+ */
 export async function freePortBlock(count: number): Promise<number> {
+  const worker = Number(process.env.VITEST_POOL_ID ?? process.env.VITEST_WORKER_ID ?? 1);
+  const rangeStart = 20_000 + ((Math.max(1, worker) - 1) % 6) * 6_000;
   for (let attempt = 0; attempt < 50; attempt++) {
-    const base = 20_000 + Math.floor(Math.random() * 30_000);
+    const base = rangeStart + Math.floor(Math.random() * (6_000 - count));
     if (await allFree(base, count)) return base;
   }
   throw new Error('no free port block found');
@@ -48,14 +53,25 @@ export interface TestCluster {
 }
 
 export async function startCluster(count: number, extraArgs: string[] = []): Promise<TestCluster> {
+  // Ports are checked free just before use; another process may still take one in between, so a
+  // start that fails on a taken port is retried on fresh ports.
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startClusterOnce(count, extraArgs);
+    } catch (err) {
+      if (attempt >= 3 || !String(err).includes('EADDRINUSE')) throw err;
+    }
+  }
+}
+
+async function startClusterOnce(count: number, extraArgs: string[]): Promise<TestCluster> {
   const dir = await mkdtemp(join(tmpdir(), 'tessera-test-'));
-  const httpPort = await freePortBlock(count);
-  const peerPort = await freePortBlock(count);
+  const base = await freePortBlock(2 * count);
   const specs = localNodeSpecs({
     nodes: count,
     dir,
-    httpPort,
-    peerPort,
+    httpPort: base,
+    peerPort: base + count,
     extraArgs: ['--log-level', 'warn', ...extraArgs],
   });
   const nodes = specs.map((s) => new LocalNode(s, DIST_CLI));
@@ -65,23 +81,50 @@ export async function startCluster(count: number, extraArgs: string[] = []): Pro
   };
   try {
     for (const node of nodes) await node.start();
-    // Every node must know the full ring before tests write.
-    await waitFor(
-      async () => {
-        for (const node of nodes) {
-          const status = (await (await fetch(`${node.url}/v1/status`)).json()) as { members: unknown[] };
-          if (status.members.length !== count) return false;
-        }
-        return true;
-      },
-      15_000,
-      'every node sees every member',
-    );
+    // Every node must know the full, settled ring before tests write.
+    await waitForSettledRing(nodes, count, 30_000);
   } catch (err) {
     await destroy();
     throw err;
   }
   return { nodes, dir, destroy };
+}
+
+export interface StatusBody {
+  nodeId: string;
+  ringVersion: number;
+  ring: { owners: string[] };
+  members: { nodeId: string; status: string; partitions: number }[];
+  pending: unknown;
+  transfers: { partition: number; from: string; to: string; keysSent: number; progress: number }[];
+}
+
+export async function status(base: string): Promise<StatusBody> {
+  return (await (await fetch(`${base}/v1/status`)).json()) as StatusBody;
+}
+
+/** Waits until every node sees `count` full members, no ring change pending, and the same ring. */
+export async function waitForSettledRing(
+  nodes: readonly { url: string }[],
+  count: number,
+  timeoutMs: number,
+): Promise<void> {
+  await waitFor(
+    async () => {
+      const all = await Promise.all(nodes.map((n) => status(n.url)));
+      const owners = all[0]!.ring.owners.join(',');
+      return all.every(
+        (s) =>
+          s.members.length === count &&
+          s.members.every((m) => m.status !== 'joining' && m.status !== 'leaving' && m.partitions > 0) &&
+          s.pending === null &&
+          new Set(s.ring.owners).size === count &&
+          s.ring.owners.join(',') === owners,
+      );
+    },
+    timeoutMs,
+    `every node sees the same settled ring of ${count} members`,
+  );
 }
 
 /** Polls `check` until it returns true, or fails with `what` after `timeoutMs`. */

@@ -1,6 +1,7 @@
 /** `tessera admin …`: the admin API from a terminal. */
 import { parseArgs } from 'node:util';
 import { TesseraError } from '@tessera/core';
+import { follow, renderBar, type StatusLike, summarize } from './progress.js';
 
 interface StatusBody {
   nodeId: string;
@@ -11,7 +12,12 @@ interface StatusBody {
   partitionCount: number;
   ringVersion: number;
   members: { nodeId: string; http: string; peer: string; status: string; partitions: number }[];
+  pending: StatusLike['pending'];
+  transfers: StatusLike['transfers'];
 }
+
+/** How long join, leave and remove follow the ring change before returning. */
+const FOLLOW_MS = 10 * 60_000;
 
 export async function runAdmin(sub: string, argv: string[]): Promise<number> {
   const { values } = parseArgs({
@@ -21,6 +27,7 @@ export async function runAdmin(sub: string, argv: string[]): Promise<number> {
       seed: { type: 'string' },
       'node-id': { type: 'string' },
       json: { type: 'boolean', default: false },
+      'no-wait': { type: 'boolean', default: false },
     },
     strict: true,
   });
@@ -28,19 +35,28 @@ export async function runAdmin(sub: string, argv: string[]): Promise<number> {
   switch (sub) {
     case 'status': {
       const body = (await call(base, 'GET', '/v1/status')) as StatusBody;
-      process.stdout.write(values.json ? `${JSON.stringify(body, null, 2)}\n` : renderStatus(body));
+      if (values.json) {
+        process.stdout.write(`${JSON.stringify(body, null, 2)}\n`);
+        return 0;
+      }
+      process.stdout.write(renderStatus(body));
+      const summary = await summarize(base, fetchStatus);
+      if (summary !== undefined) process.stdout.write(`transfers: ${renderBar(summary)}\n`);
       return 0;
     }
     case 'join':
       if (values.seed === undefined)
         throw new TesseraError('BAD_REQUEST', 'admin join needs --seed HOST:PORT.');
-      return print(await call(base, 'POST', '/v1/admin/join', { seed: values.seed }));
+      print(await call(base, 'POST', '/v1/admin/join', { seed: values.seed }));
+      return values['no-wait'] ? 0 : await wait(base);
     case 'leave':
-      return print(await call(base, 'POST', '/v1/admin/leave', {}));
+      print(await call(base, 'POST', '/v1/admin/leave', {}));
+      return values['no-wait'] ? 0 : await wait(base);
     case 'remove':
       if (values['node-id'] === undefined)
         throw new TesseraError('BAD_REQUEST', 'admin remove needs --node-id ID.');
-      return print(await call(base, 'POST', '/v1/admin/remove', { nodeId: values['node-id'] }));
+      print(await call(base, 'POST', '/v1/admin/remove', { nodeId: values['node-id'] }));
+      return values['no-wait'] ? 0 : await wait(base);
     default:
       throw new TesseraError(
         'BAD_REQUEST',
@@ -74,6 +90,14 @@ async function call(base: string, method: string, path: string, body?: unknown):
     );
   }
   return parsed;
+}
+
+const fetchStatus = async (base: string): Promise<StatusLike> =>
+  (await call(base, 'GET', '/v1/status')) as StatusLike;
+
+/** Follows the ring change the call started until it commits. */
+async function wait(base: string): Promise<number> {
+  return (await follow(base, fetchStatus, process.stdout, FOLLOW_MS)) ? 0 : 1;
 }
 
 function print(body: unknown): number {

@@ -18,14 +18,25 @@ const memberSchema = z.object({
   incarnation: z.number().int().min(0),
 });
 
+const ringSchema = z.object({
+  partitionCount: z.number().int().min(1),
+  owners: z.array(z.string()),
+  version: z.number().int().min(0),
+});
+const changeKind = z.enum(['join', 'leave', 'remove']);
+
 export const clusterStateSchema = z.object({
   clusterId: z.string(),
-  ring: z.object({
-    partitionCount: z.number().int().min(1),
-    owners: z.array(z.string()),
-    version: z.number().int().min(0),
-  }),
+  ring: ringSchema,
   members: z.array(memberSchema),
+  pending: z
+    .object({ next: ringSchema, kind: changeKind, nodeId: z.string(), done: z.array(z.string()) })
+    .optional(),
+  history: z
+    .array(
+      z.object({ ringVersion: z.number().int(), kind: changeKind, nodeId: z.string(), atMs: z.number() }),
+    )
+    .optional(),
 });
 
 const identitySchema = z.object({ nodeId: z.string(), createdMs: z.number() });

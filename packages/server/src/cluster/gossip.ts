@@ -5,6 +5,7 @@
  */
 import type { ClusterState } from '@tessera/core';
 import type { Logger } from '../logger.js';
+import type { PeerClient } from '../transport/peer-api.js';
 import type { ClusterView } from './cluster-view.js';
 import type { PeerDirectory } from './peers.js';
 
@@ -15,10 +16,18 @@ export interface GossipDeps {
   readonly timeoutMs: number;
   readonly random: () => number;
   readonly log: Logger;
+  /** Seed peer addresses (paper 4.8.2): gossiped with now and then, so no two logical rings form. */
+  readonly seeds?: readonly string[];
+  readonly seedIntervalMs?: number;
+  /** This node's own peer address, never gossiped with as a seed. */
+  readonly selfPeer?: string;
+  readonly connect?: (address: string) => PeerClient;
 }
 
 export class Gossip {
   private timer: NodeJS.Timeout | undefined;
+  private seedTimer: NodeJS.Timeout | undefined;
+  private readonly seedClients = new Map<string, PeerClient>();
   private running = false;
   rounds = 0;
   failures = 0;
@@ -28,10 +37,48 @@ export class Gossip {
   start(): void {
     this.timer = setInterval(() => void this.round(), this.deps.intervalMs);
     this.timer.unref();
+    const seeds = (this.deps.seeds ?? []).filter((s) => s !== this.deps.selfPeer);
+    if (seeds.length > 0 && this.deps.connect !== undefined) {
+      this.seedTimer = setInterval(() => void this.seedRound(seeds), this.deps.seedIntervalMs ?? 5_000);
+      this.seedTimer.unref();
+    }
   }
 
   stop(): void {
     clearInterval(this.timer);
+    clearInterval(this.seedTimer);
+    for (const c of this.seedClients.values()) c.close();
+    this.seedClients.clear();
+  }
+
+  /** Pushes this node's view to every peer at once: after a local change, so it spreads in one round. */
+  spread(): void {
+    const state = this.deps.view.state;
+    if (state === undefined) return;
+    for (const id of this.deps.peers.ids()) void this.exchange(id, state);
+  }
+
+  /** One exchange with a random seed, reached by address whether or not it is a known member. */
+  private async seedRound(seeds: readonly string[]): Promise<void> {
+    const state = this.deps.view.state;
+    const connect = this.deps.connect;
+    if (state === undefined || connect === undefined) return;
+    const address = seeds[Math.floor(this.deps.random() * seeds.length)]!;
+    let client = this.seedClients.get(address);
+    if (client === undefined) {
+      client = connect(address);
+      this.seedClients.set(address, client);
+    }
+    try {
+      const theirs = await client.gossip(state, this.deps.timeoutMs);
+      if (await this.deps.view.merge(theirs))
+        this.deps.log.info(
+          { seed: address, ringVersion: this.deps.view.state?.ring.version },
+          'cluster view updated by a seed',
+        );
+    } catch (err) {
+      this.deps.log.debug({ seed: address, err }, 'seed gossip failed');
+    }
   }
 
   /** One exchange with a random peer; overlapping rounds are skipped. */

@@ -32,6 +32,7 @@ import type { ReplicaStore } from '../storage/replica-store.js';
 import { replicateWrite } from './fan-out.js';
 import { collectQuorum, type ReplicaReply } from './quorum.js';
 import { Replicas } from './replicas.js';
+import { replicateToNextRing } from './transition.js';
 
 export interface CoordinatorSettings {
   readonly n: number;
@@ -47,6 +48,8 @@ export interface CoordinatorDeps {
   readonly self: NodeId;
   readonly settings: CoordinatorSettings;
   readonly ring: () => Ring;
+  /** The next ring while a ring change is pending (paper 4.9): writes reach its replicas too. */
+  readonly nextRing?: () => Ring | undefined;
   readonly store: ReplicaStore;
   readonly hints: HintStore;
   readonly peers: PeerDirectory;
@@ -137,7 +140,7 @@ export class Coordinator {
     await this.catchUp(key, context, replicas, deadline);
     const counterMin = value === undefined ? undefined : await this.deps.counters.take();
     const stored = await this.deps.store.update(key, (s) => this.stamp(s, value, context, counterMin));
-    await replicateWrite(this.replicas, {
+    const fan = {
       self: this.deps.self,
       key,
       preference: this.preferenceFor(key),
@@ -147,7 +150,10 @@ export class Coordinator {
       encoded: encodeState(stored),
       deadline,
       now: this.deps.now,
-    });
+    };
+    await replicateWrite(this.replicas, fan);
+    const rings = { ring: this.deps.ring(), next: this.deps.nextRing?.() };
+    await replicateToNextRing(this.replicas, this.deps.hints, fan, rings);
     const written = value === undefined ? undefined : latestDot(stored, this.deps.self);
     return encodeContext(key, contextAfterWrite(context, written));
   }
@@ -268,6 +274,8 @@ export class Coordinator {
     if (merged.vv.length === 0) return;
     for (const reply of ok) {
       if (reply.value !== undefined && sameState(reply.value, merged)) continue;
+      // A replica with nothing needs no tombstone: anti-entropy treats the two alike (docs/consistency.md).
+      if (reply.value === undefined && merged.siblings.length === 0) continue;
       this.replicas.repair(reply.node, key, merged, this.deps.settings.peerTimeoutMs);
     }
   }

@@ -1,5 +1,5 @@
 /** Cluster, admin, health and metrics endpoints (see docs/api.md). */
-import { partitionCounts, partitionOf, preferenceList, TesseraError } from '@tessera/core';
+import { partitionCounts, partitionOf, preferenceList } from '@tessera/core';
 import type { FastifyInstance } from 'fastify';
 import type { TesseraNode } from '../node/node.js';
 import { joinBodySchema, parseInput, removeBodySchema, validateKey } from './schemas.js';
@@ -29,27 +29,24 @@ export function registerClusterRoutes(app: FastifyInstance, node: TesseraNode): 
     hints: { held: Object.fromEntries(node.hints.targets()), total: node.hints.totals() },
     handoff: node.handoff.stats(),
     admission: node.admission.stats(),
+    antiEntropy: node.antiEntropy.stats(),
   }));
 
   app.post('/v1/admin/join', async (req) => {
-    parseInput(joinBodySchema, req.body, 'body');
-    const state = node.view.require();
-    throw new TesseraError(
-      'JOIN_REFUSED',
-      `This node already belongs to cluster ${state.clusterId}. To add a node, start it with an empty --data-dir and --seed HOST:PORT.`,
-    );
+    const { seed } = parseInput(joinBodySchema, req.body, 'body');
+    const state = await node.membership.join(seed);
+    return { nodeId: node.nodeId, clusterId: state.clusterId, status: 'joining' };
   });
 
   app.post('/v1/admin/leave', async () => {
-    throw new TesseraError(
-      'NOT_SUPPORTED',
-      'Leaving with partition transfer is not available yet. Stop the node instead; its replicas keep serving.',
-    );
+    const member = await node.membership.leave();
+    return { nodeId: member.nodeId, status: member.status };
   });
 
   app.post('/v1/admin/remove', async (req) => {
-    parseInput(removeBodySchema, req.body, 'body');
-    throw new TesseraError('NOT_SUPPORTED', 'Removing a member with re-replication is not available yet.');
+    const { nodeId } = parseInput(removeBodySchema, req.body, 'body');
+    const member = await node.membership.remove(nodeId);
+    return { nodeId: member.nodeId, status: member.status };
   });
 }
 
@@ -71,6 +68,9 @@ export function status(node: TesseraNode) {
       version: state.ring.version,
       owners: state.ring.owners,
     },
+    pending: node.membership.pending() ?? null,
+    transfers: node.membership.transfers(),
+    history: state.history ?? [],
     storage: node.engineKind,
     durability: node.config.durability,
     members: state.members

@@ -46,6 +46,14 @@ export class NodeMetrics {
 export interface BackgroundSources {
   readonly hints: () => Map<string, { count: number; bytes: number }>;
   readonly handoff: () => { expired: number; delivered: number; failed: number; deferred: number };
+  readonly antiEntropy: () => {
+    exchanges: Record<string, number>;
+    keysPulled: number;
+    keysPushed: number;
+    bytesSent: number;
+    bytesReceived: number;
+    tombstonesCollected: number;
+  };
   readonly admission: () => {
     ratePerSec: number;
     ran: Record<string, number>;

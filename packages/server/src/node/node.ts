@@ -7,6 +7,8 @@ import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { type ClusterState, createRing, type Member, TesseraError } from '@tessera/core';
 import type { FastifyInstance } from 'fastify';
+import { AntiEntropy } from '../anti-entropy/anti-entropy.js';
+import { MerkleResponder } from '../anti-entropy/responder.js';
 import { AdmissionController } from '../background/admission.js';
 import { ClusterView } from '../cluster/cluster-view.js';
 import { Gossip } from '../cluster/gossip.js';
@@ -21,10 +23,13 @@ import { HintStore } from '../storage/hint-store.js';
 import { LevelEngine } from '../storage/level-engine.js';
 import { MemoryEngine } from '../storage/memory-engine.js';
 import { ReplicaStore } from '../storage/replica-store.js';
+import type { MembershipService } from '../transfer/membership-service.js';
+import { PartitionSource } from '../transfer/source.js';
 import { createPeerClient } from '../transport/grpc-client.js';
 import { startPeerServer } from '../transport/grpc-server.js';
 import { DotCounter } from './dot-counter.js';
 import { joinThroughSeeds } from './join.js';
+import { startMembership } from './membership-wiring.js';
 import { NodeMetrics, registerBackgroundMetrics } from './metrics.js';
 import { PeerHandler } from './peer-handler.js';
 
@@ -38,9 +43,11 @@ export interface NodeParts {
   readonly hints: HintStore;
   readonly handoff: Handoff;
   readonly admission: AdmissionController;
+  readonly antiEntropy: AntiEntropy;
   readonly metrics: NodeMetrics;
   readonly engine: StorageEngine;
   readonly gossip: Gossip;
+  readonly membership: MembershipService;
 }
 
 export class TesseraNode {
@@ -52,7 +59,9 @@ export class TesseraNode {
   readonly hints: HintStore;
   readonly handoff: Handoff;
   readonly admission: AdmissionController;
+  readonly antiEntropy: AntiEntropy;
   readonly metrics: NodeMetrics;
+  readonly membership: MembershipService;
 
   private constructor(
     private readonly parts: NodeParts,
@@ -68,7 +77,9 @@ export class TesseraNode {
       hints: this.hints,
       handoff: this.handoff,
       admission: this.admission,
+      antiEntropy: this.antiEntropy,
       metrics: this.metrics,
+      membership: this.membership,
     } = parts);
   }
 
@@ -97,12 +108,14 @@ export class TesseraNode {
       status: 'member',
       incarnation: 1,
     };
-    const handler = new PeerHandler(config.nodeId, view, config.n, log.child({ component: 'peer-handler' }));
+    const handler = new PeerHandler(config.nodeId, view, log.child({ component: 'peer-handler' }));
     const [peerHost, peerPort] = splitHostPort(config.peer);
+    const source = new PartitionSource();
     const server = await startPeerServer(handler, {
       host: peerHost,
       port: peerPort,
       logger: log.child({ component: 'grpc' }),
+      transfer: source,
     });
     closers.push(() => server.close());
 
@@ -127,6 +140,14 @@ export class TesseraNode {
       partitionCount: state.ring.partitionCount,
       sync: config.durability === 'fsync',
       siblingsMax: config.siblingsMax,
+      now: Date.now,
+    });
+    await store.open();
+    const merkle = new MerkleResponder({
+      self: config.nodeId,
+      n: config.n,
+      ring: () => view.require().ring,
+      store,
     });
     const hints = new HintStore(engine, {
       hintsMax: config.hintsMax,
@@ -142,12 +163,14 @@ export class TesseraNode {
       self: config.nodeId,
       settings: config,
       ring: () => view.require().ring,
+      nextRing: () => view.state?.pending?.next,
       store,
       peers,
       now: Date.now,
       log: log.child({ component: 'coordinator' }),
     });
-    handler.ready({ store, coordinator, hints });
+    handler.ready({ store, coordinator, hints, merkle });
+    source.ready(store);
     const admission = new AdmissionController({
       rateMaxPerSec: config.backgroundRateMaxPerSec,
       rateMinPerSec: config.backgroundRateMinPerSec,
@@ -168,6 +191,26 @@ export class TesseraNode {
     });
     handoff.start();
     closers.push(async () => handoff.stop());
+    const antiEntropy = new AntiEntropy({
+      self: config.nodeId,
+      n: config.n,
+      ring: () => view.require().ring,
+      store,
+      peers,
+      gate: admission,
+      intervalMs: config.antiEntropyIntervalMs,
+      tombstoneGraceMs: config.tombstoneGraceMs,
+      limits: {
+        timeoutMs: config.antiEntropyTimeoutMs,
+        keysPerExchangeMax: config.antiEntropyKeysPerExchangeMax,
+        bytesPerExchangeMax: config.antiEntropyBytesPerExchangeMax,
+      },
+      now: Date.now,
+      random: Math.random,
+      log: log.child({ component: 'anti-entropy' }),
+    });
+    antiEntropy.start();
+    closers.push(() => antiEntropy.stop());
 
     const gossip = new Gossip({
       view,
@@ -176,18 +219,40 @@ export class TesseraNode {
       timeoutMs: config.peerTimeoutMs,
       random: Math.random,
       log: log.child({ component: 'gossip' }),
+      seeds: config.seeds,
+      seedIntervalMs: config.seedGossipIntervalMs,
+      selfPeer: config.peer,
+      connect: (address) => createPeerClient(address, { logger: log.child({ component: 'peer-client' }) }),
     });
     gossip.start();
     closers.push(async () => gossip.stop());
+    handler.changed = () => gossip.spread();
+    const membership = startMembership({ config, view, store, engine, peers, admission, gossip, self, log });
+    closers.push(async () => membership.stop());
 
     const metrics = new NodeMetrics();
     registerBackgroundMetrics(metrics.registry, {
       hints: () => hints.targets(),
       handoff: () => handoff.stats(),
       admission: () => admission.stats(),
+      antiEntropy: () => antiEntropy.stats(),
     });
     const node = new TesseraNode(
-      { config, view, peers, coordinator, store, hints, handoff, admission, metrics, engine, gossip },
+      {
+        config,
+        view,
+        peers,
+        coordinator,
+        store,
+        hints,
+        handoff,
+        admission,
+        antiEntropy,
+        metrics,
+        engine,
+        gossip,
+        membership,
+      },
       closers,
       log,
     );

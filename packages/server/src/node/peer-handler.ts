@@ -2,13 +2,20 @@
  * What this node does for its peers: replica reads and writes, forwarded writes, gossip, joins.
  * The gRPC server validated the shapes; contents are validated here as they are decoded.
  */
-import { type ClusterState, claim, decodeState, type Member, TesseraError } from '@tessera/core';
+import { type ClusterState, decodeState, type Member, TesseraError, withMember } from '@tessera/core';
+import type { MerkleResponder } from '../anti-entropy/responder.js';
 import type { ClusterView } from '../cluster/cluster-view.js';
 import type { Coordinator } from '../coordinator/coordinator.js';
 import type { Logger } from '../logger.js';
 import type { HintStore } from '../storage/hint-store.js';
 import type { ReplicaStore } from '../storage/replica-store.js';
-import type { CoordinateReply, CoordinateRequest, PeerApi } from '../transport/peer-api.js';
+import type {
+  CoordinateReply,
+  CoordinateRequest,
+  MerkleKeysReply,
+  MerkleKeysRequest,
+  PeerApi,
+} from '../transport/peer-api.js';
 
 /** Bounds on what a peer may send in one state. */
 const DECODE_LIMITS = { entriesMax: 1024, siblingsMax: 10_000 };
@@ -17,6 +24,7 @@ export interface Serving {
   readonly store: ReplicaStore;
   readonly hints: HintStore;
   readonly coordinator: Coordinator;
+  readonly merkle: MerkleResponder;
 }
 
 export class PeerHandler implements PeerApi {
@@ -26,7 +34,6 @@ export class PeerHandler implements PeerApi {
   constructor(
     private readonly self: string,
     private readonly view: ClusterView,
-    private readonly n: number,
     private readonly log: Logger,
   ) {}
 
@@ -34,6 +41,9 @@ export class PeerHandler implements PeerApi {
   ready(serving: Serving): void {
     this.serving = serving;
   }
+
+  /** Called after this node changed the cluster state on its own, to spread the change quickly. */
+  changed: () => void = () => {};
 
   async read(key: string): Promise<Uint8Array | undefined> {
     return this.require().store.readEncoded(key);
@@ -55,6 +65,14 @@ export class PeerHandler implements PeerApi {
       ...(request.w === undefined ? {} : { w: request.w }),
     });
     return { context };
+  }
+
+  merkleHashes(partition: number, level: number, indices: readonly number[]): Promise<Uint8Array> {
+    return this.require().merkle.merkleHashes(partition, level, indices);
+  }
+
+  merkleKeys(request: MerkleKeysRequest): Promise<MerkleKeysReply> {
+    return this.require().merkle.merkleKeys(request);
   }
 
   async gossip(state: ClusterState): Promise<ClusterState> {
@@ -82,18 +100,13 @@ export class PeerHandler implements PeerApi {
       }
       return state;
     }
-    const ring = claim(state.ring, member.nodeId, this.n);
-    const next: ClusterState = {
-      ...state,
-      ring,
-      members: [
-        ...state.members.filter((m) => m.nodeId !== member.nodeId),
-        { ...member, status: 'member' as const },
-      ].sort((a, b) => (a.nodeId < b.nodeId ? -1 : 1)),
-    };
-    await this.view.set(next);
-    this.log.info({ joined: member.nodeId, ringVersion: ring.version }, 'node joined the cluster');
-    return next;
+    // Admission only records the intent; the claimant moves partitions to it (transfer/claimant.ts).
+    const incarnation =
+      known === undefined ? member.incarnation : Math.max(member.incarnation, known.incarnation + 1);
+    await this.view.merge(withMember(state, { ...member, incarnation, status: 'joining' }));
+    this.log.info({ joining: member.nodeId }, 'node admitted; its partitions follow');
+    this.changed();
+    return this.view.require();
   }
 
   private require(): Serving {

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
   applyWrite,
+  bucketOf,
   EMPTY_CONTEXT,
   EMPTY_STATE,
   encodeState,
@@ -71,11 +72,12 @@ describe.each(engines)('ReplicaStore on %s', (_name, makeEngine) => {
     expect(await store.readEncoded('nope')).toBeUndefined();
   });
 
-  it('stores encoded states under <partition hex>/<key> in the data namespace', async () => {
+  it('stores encoded states under <partition hex>:<bucket hex>/<key> in the data namespace', async () => {
     const { store, engine } = await open();
     const state = await store.update('cart:7', (s) => write(s, 'n1', '{"items":[]}'));
     const partition = partitionOf(Q, 'cart:7').toString(16).padStart(4, '0');
-    expect(await engine.get('data', `${partition}/cart:7`)).toEqual(encodeState(state));
+    const bucket = bucketOf('cart:7').toString(16).padStart(3, '0');
+    expect(await engine.get('data', `${partition}:${bucket}/cart:7`)).toEqual(encodeState(state));
     expect(await store.readEncoded('cart:7')).toEqual(encodeState(state));
     expect(await store.read('cart:7')).toEqual(state);
   });
@@ -132,7 +134,7 @@ describe.each(engines)('ReplicaStore on %s', (_name, makeEngine) => {
     expect(merged.siblings).toHaveLength(3);
   });
 
-  it('scans exactly one partition, in key order, with limit and afterKey', async () => {
+  it('scans exactly one partition, bucket by bucket in key order, with limit and afterKey', async () => {
     const { store } = await open();
     const keys = Array.from({ length: 120 }, (_, i) => `key-${i}`);
     keys.push('', 'a/b', '0000/x', 'é', '😀', '\uffff');
@@ -141,7 +143,7 @@ describe.each(engines)('ReplicaStore on %s', (_name, makeEngine) => {
     for (let p = 0; p < Q; p++) {
       const want = keys
         .filter((k) => partitionOf(Q, k) === p)
-        .sort((a, b) => Buffer.compare(utf8(a), utf8(b)));
+        .sort((a, b) => bucketOf(a) - bucketOf(b) || Buffer.compare(utf8(a), utf8(b)));
       const got: string[] = [];
       for await (const [key, state] of store.scanPartition(p)) {
         expect(state.siblings[0]!.value).toEqual(utf8(JSON.stringify(key)));
@@ -160,6 +162,29 @@ describe.each(engines)('ReplicaStore on %s', (_name, makeEngine) => {
       expect(paged).toEqual(want);
     }
     expect(seen.sort()).toEqual([...keys].sort());
+  });
+
+  it('scans exactly one bucket of a partition, in key order, with limit and afterKey', async () => {
+    const { store } = await open();
+    const keys = Array.from({ length: 20_000 }, (_, i) => `k${i}`);
+    const groups = new Map<string, string[]>();
+    for (const k of keys) {
+      const group = `${partitionOf(Q, k)}/${bucketOf(k)}`;
+      groups.set(group, [...(groups.get(group) ?? []), k]);
+    }
+    const [group, members] = [...groups].sort((x, y) => y[1].length - x[1].length)[0]!;
+    const [p, b] = group.split('/').map(Number) as [number, number];
+    // The fullest bucket, a few others, and no other key of the partition or bucket.
+    const written = [...members, ...keys.slice(0, 50)];
+    await Promise.all(written.map((key) => store.update(key, (s) => write(s, 'n1', '1'))));
+    const want = [...members].sort((x, y) => Buffer.compare(utf8(x), utf8(y)));
+    expect(want.length).toBeGreaterThan(3);
+    const got: string[] = [];
+    for await (const [k] of store.scanBucket(p, b)) got.push(k);
+    expect(got).toEqual(want);
+    const rest: string[] = [];
+    for await (const [k] of store.scanBucket(p, b, { afterKey: want[0]!, limit: 100 })) rest.push(k);
+    expect(rest).toEqual(want.slice(1));
   });
 
   it('rejects a partition that does not exist', async () => {

@@ -1,24 +1,43 @@
 /**
  * A replica's versioned data on top of a StorageEngine. Each key's state is stored encoded (core
- * `encodeState`) in the 'data' namespace under `<partition as 4 lowercase hex digits>/<key>`, so
- * one partition's keys are one contiguous range (for anti-entropy and partition transfers).
+ * `encodeState`) in the 'data' namespace under `<partition>:<bucket>/<key>` (see stored-keys.ts),
+ * so one partition, and each Merkle bucket of it, is one contiguous range.
  *
  * Every change to a key is a read-modify-write under a per-key lock: two concurrent writes to
- * one key never lose an update, and writes to different keys run in parallel.
+ * one key never lose an update, and writes to different keys run in parallel. Each change also
+ * updates the partition's Merkle tree (partition-trees.ts) and the tombstone index, in the same
+ * atomic batch as the state for the latter.
  */
 import {
   decodeState,
   EMPTY_STATE,
   encodeState,
+  isTombstone,
   type KeyState,
+  type MerkleTree,
   mergeStates,
   PARTITION_COUNT_MAX,
-  partitionOf,
   sameState,
   TesseraError,
 } from '@tessera/core';
-import type { StorageEngine } from './engine.js';
+import type { BatchOp, StorageEngine } from './engine.js';
 import { KeyLock } from './key-lock.js';
+import { migrateLayout } from './layout.js';
+import { PartitionTrees } from './partition-trees.js';
+import {
+  bucketRange,
+  bucketsRange,
+  dataKey,
+  decodeTimeMs,
+  encodeTimeMs,
+  type Location,
+  locate,
+  partitionRange,
+  tombstoneKey,
+  tombstoneRange,
+  tombstoneUserKey,
+  userKeyOf,
+} from './stored-keys.js';
 
 export interface ReplicaStoreOptions {
   /** Q, the ring's fixed partition count. */
@@ -27,6 +46,8 @@ export interface ReplicaStoreOptions {
   readonly sync: boolean;
   /** `update` refuses to grow a key beyond this many siblings (TOO_MANY_SIBLINGS). `merge` never does. */
   readonly siblingsMax?: number;
+  /** The clock that stamps the tombstone index; default Date.now. */
+  readonly now?: () => number;
 }
 
 export interface ScanOptions {
@@ -36,13 +57,16 @@ export interface ScanOptions {
   readonly afterKey?: string;
 }
 
-const PARTITION_HEX_DIGITS = 4;
-/** The separator after the partition prefix, and the character after it, which ends the range. */
-const SEPARATOR = '/';
-const SEPARATOR_NEXT = '0';
+/** Decides under the key's lock whether a tombstone may go; `sinceMs` is when it became one here. */
+export type CollectTest = (state: KeyState, sinceMs: number) => boolean;
 
 export class ReplicaStore {
   private readonly lock = new KeyLock();
+  private readonly trees = new PartitionTrees((p, first, end) => {
+    const { gte, lt } = bucketsRange(p, first, end);
+    return this.scan(gte, lt, undefined);
+  });
+  private readonly now: () => number;
 
   constructor(
     private readonly engine: StorageEngine,
@@ -55,6 +79,15 @@ export class ReplicaStore {
         `partitions must be a whole number from 1 to ${PARTITION_COUNT_MAX}.`,
       );
     }
+    this.now = options.now ?? Date.now;
+  }
+
+  /**
+   * Moves data written by an older Tessera to the current layout (once; later calls only check a
+   * marker). Call before serving: until then such data is invisible.
+   */
+  open(): Promise<void> {
+    return migrateLayout(this.engine, this.options.partitionCount, this.now(), this.options.sync);
   }
 
   async read(key: string): Promise<KeyState | undefined> {
@@ -64,7 +97,7 @@ export class ReplicaStore {
 
   /** The stored bytes as they are, to send to a peer without decoding and re-encoding. */
   async readEncoded(key: string): Promise<Uint8Array | undefined> {
-    return this.engine.get('data', this.storedKey(key));
+    return this.engine.get('data', this.locate(key).dataKey);
   }
 
   /**
@@ -80,39 +113,141 @@ export class ReplicaStore {
     return this.change(key, (stored) => mergeStates(stored, incoming), false);
   }
 
-  /** The keys of one partition with their states, in key order (UTF-8 byte order). */
+  /** The keys of one partition with their states, bucket by bucket, each bucket in key order. */
   async *scanPartition(partition: number, options: ScanOptions = {}): AsyncIterable<[string, KeyState]> {
+    this.checkPartition(partition);
+    const { gte, lt } = partitionRange(partition);
+    yield* this.scan(options.afterKey === undefined ? gte : this.after(options.afterKey), lt, options.limit);
+  }
+
+  /** The keys of one Merkle bucket of a partition with their states, in key order (UTF-8 byte order). */
+  async *scanBucket(
+    partition: number,
+    bucket: number,
+    options: ScanOptions = {},
+  ): AsyncIterable<[string, KeyState]> {
+    this.checkPartition(partition);
+    const { gte, lt } = bucketRange(partition, bucket);
+    const from =
+      options.afterKey === undefined ? gte : `${dataKey(partition, bucket, options.afterKey)}\u0000`;
+    yield* this.scan(from, lt, options.limit);
+  }
+
+  /** The partition's Merkle tree, kept up to date from now on; the first call builds it. */
+  merkleTree(partition: number): Promise<MerkleTree> {
+    this.checkPartition(partition);
+    return this.trees.tree(partition);
+  }
+
+  /** Partitions whose Merkle tree is in memory. */
+  get merkleTreeCount(): number {
+    return this.trees.size;
+  }
+
+  /** The partition's tombstones with the time each became one here, in key order. */
+  async *scanTombstones(partition: number, options: ScanOptions = {}): AsyncIterable<[string, number]> {
+    this.checkPartition(partition);
+    const { gte, lt } = tombstoneRange(partition);
+    const from = options.afterKey === undefined ? gte : `${tombstoneKey(partition, options.afterKey)}\u0000`;
+    const range = options.limit === undefined ? { gte: from, lt } : { gte: from, lt, limit: options.limit };
+    for await (const [indexKey, bytes] of this.engine.iterate('meta', range)) {
+      yield [tombstoneUserKey(indexKey), decodeTimeMs(bytes) ?? this.now()];
+    }
+  }
+
+  /**
+   * Removes the key if it is still a tombstone and `test` agrees, checked under the key's lock.
+   * A tombstone is not in the Merkle tree, so its removal leaves the tree as it is.
+   */
+  collectTombstone(key: string, test: CollectTest): Promise<boolean> {
+    const at = this.locate(key);
+    const indexKey = tombstoneKey(at.partition, key);
+    return this.locked(at, async () => {
+      const bytes = await this.engine.get('data', at.dataKey);
+      const state = bytes === undefined ? undefined : decodeStored(key, bytes);
+      const index = await this.engine.get('meta', indexKey);
+      const sinceMs = index === undefined ? undefined : decodeTimeMs(index);
+      if (state === undefined || !isTombstone(state)) {
+        // An index entry without a tombstone behind it is stale: drop it.
+        if (index !== undefined) await this.write([{ type: 'del', ns: 'meta', key: indexKey }]);
+        return false;
+      }
+      if (sinceMs === undefined) {
+        // A lost or damaged index entry: the tombstone's time here starts now.
+        await this.write([{ type: 'put', ns: 'meta', key: indexKey, value: encodeTimeMs(this.now()) }]);
+        return false;
+      }
+      if (!test(state, sinceMs)) return false;
+      await this.write([
+        { type: 'del', ns: 'data', key: at.dataKey },
+        { type: 'del', ns: 'meta', key: indexKey },
+      ]);
+      this.trees.changed(at.partition, at.bucket, key, state, undefined);
+      return true;
+    });
+  }
+
+  private change(key: string, fn: (stored: KeyState) => KeyState, limitSiblings: boolean): Promise<KeyState> {
+    const at = this.locate(key);
+    return this.locked(at, async () => {
+      const bytes = await this.engine.get('data', at.dataKey);
+      const stored = bytes === undefined ? EMPTY_STATE : decodeStored(key, bytes);
+      const next = fn(stored);
+      if (sameState(next, stored) && next.deletedAtMs === stored.deletedAtMs) return stored;
+      if (limitSiblings) this.checkSiblings(key, stored, next);
+      const ops: BatchOp[] = [{ type: 'put', ns: 'data', key: at.dataKey, value: encodeState(next) }];
+      const wasTombstone = isTombstone(stored);
+      if (isTombstone(next) && !wasTombstone)
+        ops.push({
+          type: 'put',
+          ns: 'meta',
+          key: tombstoneKey(at.partition, key),
+          value: encodeTimeMs(this.now()),
+        });
+      else if (wasTombstone && !isTombstone(next))
+        ops.push({ type: 'del', ns: 'meta', key: tombstoneKey(at.partition, key) });
+      await this.write(ops);
+      this.trees.changed(at.partition, at.bucket, key, bytes === undefined ? undefined : stored, next);
+      return next;
+    });
+  }
+
+  private write(ops: readonly BatchOp[]): Promise<void> {
+    return this.engine.batch(ops, { sync: this.options.sync });
+  }
+
+  /** Runs `task` under the key's lock, counted as a change in flight for its Merkle bucket. */
+  private locked<T>(at: Location, task: () => Promise<T>): Promise<T> {
+    return this.lock.run(at.dataKey, async () => {
+      const release = await this.trees.enter(at.partition, at.bucket);
+      try {
+        return await task();
+      } finally {
+        release();
+      }
+    });
+  }
+
+  private async *scan(gte: string, lt: string, limit: number | undefined): AsyncIterable<[string, KeyState]> {
+    const range = limit === undefined ? { gte, lt } : { gte, lt, limit };
+    for await (const [stored, bytes] of this.engine.iterate('data', range)) {
+      const key = userKeyOf(stored);
+      yield [key, decodeStored(key, bytes)];
+    }
+  }
+
+  /** The first data key after `key` in its partition's scan order. */
+  private after(key: string): string {
+    return `${this.locate(key).dataKey}\u0000`;
+  }
+
+  private checkPartition(partition: number): void {
     if (!Number.isInteger(partition) || partition < 0 || partition >= this.options.partitionCount) {
       throw new TesseraError(
         'INTERNAL',
         `Partition ${partition} does not exist: partitions are 0 to ${this.options.partitionCount - 1}.`,
       );
     }
-    const prefix = partitionPrefix(partition);
-    const gte =
-      options.afterKey === undefined ? prefix + SEPARATOR : `${prefix}${SEPARATOR}${options.afterKey}\u0000`;
-    const lt = prefix + SEPARATOR_NEXT;
-    const range = options.limit === undefined ? { gte, lt } : { gte, lt, limit: options.limit };
-    const start = prefix.length + SEPARATOR.length;
-    for await (const [stored, bytes] of this.engine.iterate('data', range)) {
-      const key = stored.slice(start);
-      yield [key, decodeStored(key, bytes)];
-    }
-  }
-
-  private change(key: string, fn: (stored: KeyState) => KeyState, limitSiblings: boolean): Promise<KeyState> {
-    const storedKey = this.storedKey(key);
-    return this.lock.run(storedKey, async () => {
-      const bytes = await this.engine.get('data', storedKey);
-      const stored = bytes === undefined ? EMPTY_STATE : decodeStored(key, bytes);
-      const next = fn(stored);
-      if (sameState(next, stored)) return stored;
-      if (limitSiblings) this.checkSiblings(key, stored, next);
-      await this.engine.batch([{ type: 'put', ns: 'data', key: storedKey, value: encodeState(next) }], {
-        sync: this.options.sync,
-      });
-      return next;
-    });
   }
 
   private checkSiblings(key: string, stored: KeyState, next: KeyState): void {
@@ -126,17 +261,13 @@ export class ReplicaStore {
     );
   }
 
-  private storedKey(key: string): string {
-    return partitionPrefix(partitionOf(this.options.partitionCount, key)) + SEPARATOR + key;
+  private locate(key: string): Location {
+    return locate(this.options.partitionCount, key);
   }
 }
 
-function partitionPrefix(partition: number): string {
-  return partition.toString(16).padStart(PARTITION_HEX_DIGITS, '0');
-}
-
 /** Stored bytes that do not decode are damage on disk, not a bad request. */
-function decodeStored(key: string, bytes: Uint8Array): KeyState {
+export function decodeStored(key: string, bytes: Uint8Array): KeyState {
   try {
     return decodeState(bytes);
   } catch (err) {

@@ -8,9 +8,14 @@ import {
   CONTEXT_CHARS_MAX,
   type ErrorCode,
   type ErrorDetails,
+  HISTORY_MAX,
+  levelWidth,
+  MERKLE_BUCKETS,
+  MERKLE_LEAF_LEVEL,
   type Member,
   type MemberStatus,
   PARTITION_COUNT_MAX,
+  STATE_DIGEST_PATTERN,
   TesseraError,
 } from '@tessera/core';
 import { z } from 'zod';
@@ -21,6 +26,8 @@ export const KEY_BYTES_MAX = 1024;
 export const QUORUM_MAX = 64;
 export const TIMEOUT_MS_MAX = 120_000;
 export const MEMBERS_MAX = 1024;
+/** Entries in one MerkleKeys reply, at most (a reply also stays under its byte bound). */
+export const MERKLE_KEYS_MAX = 100_000;
 const ADDRESS_CHARS_MAX = 300;
 const ISSUES_MAX = 5;
 
@@ -105,6 +112,23 @@ function sortedByNodeId(members: readonly Member[]): boolean {
   return true;
 }
 
+const changeKindSchema = z.enum(['join', 'leave', 'remove']);
+
+/** A proto `PendingChange` in, a core `PendingChange` out (paper 4.9). */
+const pendingChangeSchema = z.object({
+  next: ringSchema,
+  kind: changeKindSchema,
+  nodeId: nodeIdSchema,
+  done: z.array(nodeIdSchema).max(MEMBERS_MAX),
+});
+
+const changeRecordSchema = z.object({
+  ringVersion: z.int().min(0),
+  kind: changeKindSchema,
+  nodeId: nodeIdSchema,
+  atMs: z.int().min(0),
+});
+
 /** A proto `ClusterState` in, a core `ClusterState` out. */
 export const clusterStateSchema = z.object({
   clusterId: z.string().regex(CLUSTER_ID, 'must be 1 to 128 printable ASCII characters'),
@@ -113,6 +137,11 @@ export const clusterStateSchema = z.object({
     .array(memberSchema)
     .max(MEMBERS_MAX)
     .refine(sortedByNodeId, 'must be sorted by nodeId, without duplicates'),
+  pending: pendingChangeSchema.optional(),
+  history: z
+    .array(changeRecordSchema)
+    .max(HISTORY_MAX)
+    .transform((h) => (h.length === 0 ? undefined : h)),
 }) satisfies z.ZodType<ClusterState, pb.ClusterState>;
 
 export const readRequestSchema = z.object({ key: keySchema }) satisfies z.ZodType<unknown, pb.ReadRequest>;
@@ -152,6 +181,45 @@ export const clusterStateResponseSchema = z.object({ state: clusterStateSchema }
   pb.GossipResponse & pb.JoinResponse
 >;
 
+const partitionSchema = z
+  .int()
+  .min(0)
+  .max(PARTITION_COUNT_MAX - 1);
+
+export const merkleHashesRequestSchema = z
+  .object({
+    partition: partitionSchema,
+    level: z.int().min(0).max(MERKLE_LEAF_LEVEL),
+    indices: z.array(z.int().min(0)).min(1).max(MERKLE_BUCKETS),
+  })
+  .refine((r) => r.indices.every((i) => i < levelWidth(r.level)), {
+    message: 'must be node positions within the level',
+    path: ['indices'],
+  }) satisfies z.ZodType<unknown, pb.MerkleHashesRequest>;
+
+export const merkleKeysRequestSchema = z.object({
+  partition: partitionSchema,
+  buckets: z
+    .array(
+      z
+        .int()
+        .min(0)
+        .max(MERKLE_BUCKETS - 1),
+    )
+    .min(1)
+    .max(MERKLE_BUCKETS),
+  keysMax: z.int().min(1).max(MERKLE_KEYS_MAX),
+}) satisfies z.ZodType<unknown, pb.MerkleKeysRequest>;
+
+export const merkleKeysResponseSchema = z.object({
+  entries: z
+    .array(
+      z.object({ key: keySchema, digest: z.string().regex(STATE_DIGEST_PATTERN, 'must be 16 hex digits') }),
+    )
+    .max(MERKLE_KEYS_MAX),
+  bucketsDone: z.int().min(0).max(MERKLE_BUCKETS),
+}) satisfies z.ZodType<unknown, pb.MerkleKeysResponse>;
+
 /**
  * `value` checked against `schema`, or a `TesseraError(code)` naming the first few problems
  * (never echoing the input, which may be large or hostile).
@@ -187,6 +255,8 @@ export function clusterStateToProto(state: ClusterState): pb.ClusterState {
     clusterId: state.clusterId,
     ring: state.ring,
     members: state.members.map(memberToProto),
+    ...(state.pending === undefined ? {} : { pending: state.pending }),
+    history: state.history ?? [],
   };
 }
 

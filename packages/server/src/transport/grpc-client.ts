@@ -10,6 +10,7 @@ import {
   type ErrorCode,
   type ErrorDetails,
   isErrorCode,
+  MERKLE_HASH_BYTES,
   type Member,
   TesseraError,
 } from '@tessera/core';
@@ -21,9 +22,16 @@ import {
   coordinateRequestToProto,
   coordinateResponseSchema,
   memberToProto,
+  merkleKeysResponseSchema,
   parseWire,
 } from './convert.js';
-import type { CoordinateReply, CoordinateRequest, PeerClient } from './peer-api.js';
+import type {
+  CoordinateReply,
+  CoordinateRequest,
+  MerkleKeysReply,
+  MerkleKeysRequest,
+  PeerClient,
+} from './peer-api.js';
 import {
   CODE_METADATA,
   DETAILS_METADATA,
@@ -91,6 +99,31 @@ class GrpcPeerClient implements PeerClient {
     return this.parseReply(clusterStateResponseSchema, reply, 'Join').state;
   }
 
+  async merkleHashes(
+    partition: number,
+    level: number,
+    indices: readonly number[],
+    timeoutMs: number,
+  ): Promise<Uint8Array> {
+    const reply = await this.call(peerService.merkleHashes, { partition, level, indices }, timeoutMs);
+    if (reply.hashes.length !== indices.length * MERKLE_HASH_BYTES) {
+      throw this.badReply(
+        'MerkleHashes',
+        `${reply.hashes.length} bytes of hashes for ${indices.length} nodes`,
+      );
+    }
+    return reply.hashes;
+  }
+
+  async merkleKeys(request: MerkleKeysRequest, timeoutMs: number): Promise<MerkleKeysReply> {
+    const reply = await this.call(peerService.merkleKeys, request, timeoutMs);
+    const parsed = this.parseReply(merkleKeysResponseSchema, reply, 'MerkleKeys');
+    if (parsed.bucketsDone > request.buckets.length || parsed.entries.length > request.keysMax) {
+      throw this.badReply('MerkleKeys', `more buckets or keys than asked for`);
+    }
+    return parsed;
+  }
+
   close(): void {
     this.closed = true;
     this.channel.close();
@@ -154,6 +187,13 @@ class GrpcPeerClient implements PeerClient {
   /** A reply that is well-formed protobuf but not a valid value is the peer's bug: INTERNAL. */
   private parseReply<S extends z.ZodType>(schema: S, reply: unknown, rpc: string): z.output<S> {
     return parseWire(schema, reply, 'INTERNAL', `The ${rpc} reply of peer ${this.address}`, {
+      peer: this.address,
+      rpc,
+    });
+  }
+
+  private badReply(rpc: string, what: string): TesseraError {
+    return new TesseraError('INTERNAL', `The ${rpc} reply of peer ${this.address} is malformed: ${what}.`, {
       peer: this.address,
       rpc,
     });

@@ -18,6 +18,8 @@ import {
   coordinateRequestSchema,
   gossipRequestSchema,
   joinRequestSchema,
+  merkleHashesRequestSchema,
+  merkleKeysRequestSchema,
   parseWire,
   readRequestSchema,
   replicateRequestSchema,
@@ -32,6 +34,7 @@ import {
   type PeerMethod,
   peerService,
 } from './service.js';
+import { addTransferService, type TransferSource } from './transfer-stream.js';
 
 /** How long `close()` lets calls in flight finish before cutting them off. */
 const CLOSE_GRACE_MS = 5_000;
@@ -46,6 +49,8 @@ export interface PeerServerOptions {
   readonly logger: Logger;
   /** Largest request accepted; default 4 MiB. */
   readonly messageBytesMax?: number;
+  /** Serves partition transfers (paper 4.9) when given. */
+  readonly transfer?: TransferSource;
 }
 
 export interface PeerServerHandle {
@@ -84,8 +89,15 @@ export async function startPeerServer(
     join: unary(peerService.join, joinRequestSchema, log, async ({ member }) => ({
       state: clusterStateToProto(await handler.join(member)),
     })),
+    merkleHashes: unary(peerService.merkleHashes, merkleHashesRequestSchema, log, async (request) => ({
+      hashes: await handler.merkleHashes(request.partition, request.level, request.indices),
+    })),
+    merkleKeys: unary(peerService.merkleKeys, merkleKeysRequestSchema, log, (request) =>
+      handler.merkleKeys(request),
+    ),
   });
 
+  if (options.transfer !== undefined) addTransferService(server, options.transfer, log);
   const port = await bind(server, hostPort(options.host, options.port));
   log.info({ host: options.host, port }, 'peer server listening');
   let closing: Promise<void> | undefined;

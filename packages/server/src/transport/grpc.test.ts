@@ -8,7 +8,14 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Logger } from '../logger.js';
 import { createPeerClient } from './grpc-client.js';
 import { type PeerServerHandle, startPeerServer } from './grpc-server.js';
-import type { CoordinateReply, CoordinateRequest, PeerApi, PeerClient } from './peer-api.js';
+import type {
+  CoordinateReply,
+  CoordinateRequest,
+  MerkleKeysReply,
+  MerkleKeysRequest,
+  PeerApi,
+  PeerClient,
+} from './peer-api.js';
 
 const TIMEOUT_MS = 2_000;
 
@@ -76,6 +83,16 @@ class FakePeer implements PeerApi {
     await this.enter('join');
     this.joined.push(joining);
     return withMember(clusterState(['a', 'b']), joining);
+  }
+
+  async merkleHashes(_partition: number, _level: number, indices: readonly number[]): Promise<Uint8Array> {
+    await this.enter('merkleHashes');
+    return new Uint8Array(indices.length * 8);
+  }
+
+  async merkleKeys(_request: MerkleKeysRequest): Promise<MerkleKeysReply> {
+    await this.enter('merkleKeys');
+    return { entries: [], bucketsDone: 0 };
   }
 }
 

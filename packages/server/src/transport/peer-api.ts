@@ -20,6 +20,26 @@ export interface CoordinateReply {
   readonly context: string;
 }
 
+/** Which live keys of some Merkle buckets a replica holds (anti-entropy). */
+export interface MerkleKeysRequest {
+  readonly partition: number;
+  readonly buckets: readonly number[];
+  /** At most this many entries in the reply; the server may send fewer. */
+  readonly keysMax: number;
+}
+
+/** A live key and its core `stateDigest`. */
+export interface KeyDigest {
+  readonly key: string;
+  readonly digest: string;
+}
+
+export interface MerkleKeysReply {
+  /** The live keys of the first `bucketsDone` requested buckets, each of those buckets complete. */
+  readonly entries: readonly KeyDigest[];
+  readonly bucketsDone: number;
+}
+
 /** Implemented by the node; served to peers over gRPC. */
 export interface PeerApi {
   /** This replica's stored state of `key` (core `encodeState` bytes), or undefined if none. */
@@ -35,6 +55,13 @@ export interface PeerApi {
   gossip(state: ClusterState): Promise<ClusterState>;
   /** A new node asks a seed to be admitted; answers with the cluster state that includes it. */
   join(member: Member): Promise<ClusterState>;
+  /**
+   * Anti-entropy: the hashes of nodes `indices` of `level` of this replica's Merkle tree of
+   * `partition`, MERKLE_HASH_BYTES each, in order (core `MerkleTree.hashes`).
+   */
+  merkleHashes(partition: number, level: number, indices: readonly number[]): Promise<Uint8Array>;
+  /** Anti-entropy: the live keys, with their state digests, of some buckets of a partition. */
+  merkleKeys(request: MerkleKeysRequest): Promise<MerkleKeysReply>;
 }
 
 /** A connection to one peer. Every call fails with a `TesseraError` (e.g. PEER_UNAVAILABLE, TIMEOUT). */
@@ -46,5 +73,12 @@ export interface PeerClient {
   coordinate(request: CoordinateRequest, timeoutMs: number): Promise<CoordinateReply>;
   gossip(state: ClusterState, timeoutMs: number): Promise<ClusterState>;
   join(member: Member, timeoutMs: number): Promise<ClusterState>;
+  merkleHashes(
+    partition: number,
+    level: number,
+    indices: readonly number[],
+    timeoutMs: number,
+  ): Promise<Uint8Array>;
+  merkleKeys(request: MerkleKeysRequest, timeoutMs: number): Promise<MerkleKeysReply>;
   close(): void;
 }

@@ -86,4 +86,6 @@ export const peerService = {
   coordinate: method(pb.PeerService.coordinate, pb.CoordinateRequest, pb.CoordinateResponse),
   gossip: method(pb.PeerService.gossip, pb.GossipRequest, pb.GossipResponse),
   join: method(pb.PeerService.join, pb.JoinRequest, pb.JoinResponse),
+  merkleHashes: method(pb.PeerService.merkleHashes, pb.MerkleHashesRequest, pb.MerkleHashesResponse),
+  merkleKeys: method(pb.PeerService.merkleKeys, pb.MerkleKeysRequest, pb.MerkleKeysResponse),
 } as const;

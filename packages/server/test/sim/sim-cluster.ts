@@ -164,22 +164,31 @@ export class SimCluster {
     );
   }
 
-  /** Heals everything, lets hints and read repair run, and drains the network. */
+  /**
+   * Heals everything, then lets only background repair run — hinted handoff and Merkle
+   * anti-entropy between every pair of replicas of every partition — and drains the network.
+   * No client read runs, so read repair cannot mask a gap in them.
+   */
   async heal(rounds: number): Promise<void> {
     this.network.dropRate = 0;
     this.network.heal();
     for (const node of this.nodes) if (!node.up) await node.start();
     await this.drain();
+    const ring = this.state.ring;
     for (let round = 0; round < rounds; round++) {
       for (const node of this.nodes) this.spawn(node.current!.handoff.runOnce().then(() => {}));
       await this.drain();
-      for (const key of KEYS)
-        this.spawn(
-          this.pick(this.nodes)
-            .current!.coordinator.get(key, { r: SETTINGS.n })
-            .then(() => {}),
-        );
-      await this.drain();
+      for (let partition = 0; partition < ring.partitionCount; partition++) {
+        const replicas = preferenceList(ring, partition).slice(0, SETTINGS.n);
+        for (const id of replicas) {
+          for (const peer of replicas) {
+            if (peer === id) continue;
+            const ae = this.nodes.find((n) => n.id === id)!.current!.antiEntropy;
+            this.spawn(ae.runOnce({ partition, peer }).then(() => {}));
+          }
+        }
+        await this.drain();
+      }
     }
   }
 
@@ -203,8 +212,17 @@ export class SimCluster {
       const states = await Promise.all(
         primaries.map((id) => this.nodes.find((n) => n.id === id)!.localState(key)),
       );
-      const first = states[0] ?? { vv: [], siblings: [] };
-      if (!states.every((s) => sameState(s ?? { vv: [], siblings: [] }, first))) diverged.push(key);
+      // A tombstone and no state at all both mean "no live value": anti-entropy does not copy
+      // tombstones to replicas that hold nothing (docs/consistency.md), so compare live versions.
+      const live = (s: KeyState | undefined): string =>
+        (s?.siblings ?? [])
+          .map((x) => `${x.dot.node}:${x.dot.counter}`)
+          .sort()
+          .join(',');
+      const first = states.find((s) => s !== undefined && s.siblings.length > 0) ?? { vv: [], siblings: [] };
+      if (!states.every((s) => live(s) === live(first))) diverged.push(key);
+      if (first.siblings.length > 0 && !states.every((s) => s !== undefined && sameState(s, first)))
+        diverged.push(key);
       const present = new Set(decode(first));
       const replaceable = new Set(this.writes.filter((w) => w.key === key).flatMap((w) => w.saw));
       for (const w of this.writes) {

@@ -7,6 +7,8 @@ import { type ClusterState, type Member, type NodeId, TesseraError } from '@tess
 import type {
   CoordinateReply,
   CoordinateRequest,
+  MerkleKeysReply,
+  MerkleKeysRequest,
   PeerApi,
   PeerClient,
 } from '../../src/transport/peer-api.js';
@@ -122,6 +124,14 @@ class SimPeerClient implements PeerClient {
 
   join(member: Member): Promise<ClusterState> {
     return this.network.send(this.from, this.to, (h) => h.join(member));
+  }
+
+  merkleHashes(partition: number, level: number, indices: readonly number[]): Promise<Uint8Array> {
+    return this.network.send(this.from, this.to, (h) => h.merkleHashes(partition, level, indices));
+  }
+
+  merkleKeys(request: MerkleKeysRequest): Promise<MerkleKeysReply> {
+    return this.network.send(this.from, this.to, (h) => h.merkleKeys(request));
   }
 
   close(): void {}

@@ -5,6 +5,8 @@
  * no longer touch the disk, as after a real kill -9.
  */
 import { type ClusterState, type NodeId, TesseraError } from '@tessera/core';
+import { AntiEntropy } from '../../src/anti-entropy/anti-entropy.js';
+import { MerkleResponder } from '../../src/anti-entropy/responder.js';
 import type { BackgroundGate } from '../../src/background/admission.js';
 import { ClusterView } from '../../src/cluster/cluster-view.js';
 import { PeerDirectory } from '../../src/cluster/peers.js';
@@ -56,6 +58,7 @@ export interface Incarnation {
   readonly store: ReplicaStore;
   readonly hints: HintStore;
   readonly handoff: Handoff;
+  readonly antiEntropy: AntiEntropy;
   readonly handler: PeerHandler;
   readonly engine: FencedEngine;
 }
@@ -113,8 +116,14 @@ export class SimNode {
       counters: await DotCounter.load(engine),
       log,
     });
-    const handler = new PeerHandler(this.id, view, this.settings.n, log);
-    handler.ready({ store, coordinator, hints });
+    const handler = new PeerHandler(this.id, view, log);
+    const merkle = new MerkleResponder({
+      self: this.id,
+      n: this.settings.n,
+      ring: () => this.state.ring,
+      store,
+    });
+    handler.ready({ store, coordinator, hints, merkle });
     const handoff = new Handoff({
       hints,
       peers,
@@ -126,7 +135,20 @@ export class SimNode {
       now: this.now,
       log,
     });
-    this.current = { coordinator, store, hints, handoff, handler, engine };
+    const antiEntropy = new AntiEntropy({
+      self: this.id,
+      n: this.settings.n,
+      ring: () => this.state.ring,
+      store,
+      peers,
+      gate: ALWAYS,
+      intervalMs: 1_000,
+      tombstoneGraceMs: 1_000_000_000,
+      now: this.now,
+      random: () => 0.5,
+      log,
+    });
+    this.current = { coordinator, store, hints, handoff, antiEntropy, handler, engine };
     this.network.attach(this.id, handler);
   }
 

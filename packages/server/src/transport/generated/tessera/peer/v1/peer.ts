@@ -11,7 +11,9 @@ import {
   type ChannelCredentials,
   Client,
   type ClientOptions,
+  type ClientReadableStream,
   type ClientUnaryCall,
+  type handleServerStreamingCall,
   type handleUnaryCall,
   makeGenericClientConstructor,
   type Metadata,
@@ -114,6 +116,82 @@ export interface ClusterState {
   readonly clusterId: string;
   readonly ring?: Ring | undefined;
   readonly members: readonly Member[];
+  /** A ring change being carried out (paper 4.9); absent when the ring is settled. */
+  readonly pending?:
+    | PendingChange
+    | undefined;
+  /** The latest committed membership changes, oldest first. */
+  readonly history: readonly ChangeRecord[];
+}
+
+export interface MerkleHashesRequest {
+  readonly partition: number;
+  /** 0 is the root, 1 its 32 children, 2 the 1024 buckets (core merkle.ts). */
+  readonly level: number;
+  /** Positions of nodes within the level. */
+  readonly indices: readonly number[];
+}
+
+export interface MerkleHashesResponse {
+  /** 8 bytes per requested node, big-endian, in request order. */
+  readonly hashes: Uint8Array;
+}
+
+export interface MerkleKeysRequest {
+  readonly partition: number;
+  readonly buckets: readonly number[];
+  /** At most this many entries in the reply; the server may send fewer. */
+  readonly keysMax: number;
+}
+
+export interface MerkleKeysResponse {
+  /** The live keys of the first `buckets_done` requested buckets, each bucket complete. */
+  readonly entries: readonly KeyDigest[];
+  readonly bucketsDone: number;
+}
+
+export interface KeyDigest {
+  readonly key: string;
+  /** Core `stateDigest`: 16 lowercase hex characters. */
+  readonly digest: string;
+}
+
+export interface PendingChange {
+  readonly next?:
+    | Ring
+    | undefined;
+  /** "join", "leave" or "remove". */
+  readonly kind: string;
+  readonly nodeId: string;
+  /** Receivers that hold every partition they gain. */
+  readonly done: readonly string[];
+}
+
+export interface ChangeRecord {
+  readonly ringVersion: number;
+  readonly kind: string;
+  readonly nodeId: string;
+  readonly atMs: number;
+}
+
+export interface TransferPartitionRequest {
+  readonly partition: number;
+  /** Resume after this key (exclusive); absent to start at the beginning. */
+  readonly afterKey?:
+    | string
+    | undefined;
+  /** At most this many keys per chunk. */
+  readonly keysMax: number;
+}
+
+export interface TransferPartitionResponse {
+  readonly entries: readonly TransferEntry[];
+}
+
+export interface TransferEntry {
+  readonly key: string;
+  /** Core `encodeState` bytes. */
+  readonly state: Uint8Array;
 }
 
 function createBaseReadRequest(): ReadRequest {
@@ -801,7 +879,7 @@ export const Member: MessageFns<Member> = {
 };
 
 function createBaseClusterState(): ClusterState {
-  return { clusterId: "", ring: undefined, members: [] };
+  return { clusterId: "", ring: undefined, members: [], pending: undefined, history: [] };
 }
 
 export const ClusterState: MessageFns<ClusterState> = {
@@ -814,6 +892,12 @@ export const ClusterState: MessageFns<ClusterState> = {
     }
     for (const v of message.members) {
       Member.encode(v!, writer.uint32(26).fork()).join();
+    }
+    if (message.pending !== undefined) {
+      PendingChange.encode(message.pending, writer.uint32(34).fork()).join();
+    }
+    for (const v of message.history) {
+      ChangeRecord.encode(v!, writer.uint32(42).fork()).join();
     }
     return writer;
   },
@@ -853,6 +937,675 @@ export const ClusterState: MessageFns<ClusterState> = {
             }
 
             message.members.push(Member.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.pending = PendingChange.decode(reader, reader.uint32());
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.history.push(ChangeRecord.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+};
+
+function createBaseMerkleHashesRequest(): MerkleHashesRequest {
+  return { partition: 0, level: 0, indices: [] };
+}
+
+export const MerkleHashesRequest: MessageFns<MerkleHashesRequest> = {
+  encode(message: MerkleHashesRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.partition !== 0) {
+      writer.uint32(8).uint32(message.partition);
+    }
+    if (message.level !== 0) {
+      writer.uint32(16).uint32(message.level);
+    }
+    if (message.indices.length !== 0) {
+      writer.uint32(26).fork();
+      for (const v of message.indices) {
+        writer.uint32(v);
+      }
+      writer.join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): MerkleHashesRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseMerkleHashesRequest() as any;
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.partition = reader.uint32();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.level = reader.uint32();
+            continue;
+          }
+          case 3: {
+            if (tag === 24) {
+              message.indices.push(reader.uint32());
+
+              continue;
+            }
+
+            if (tag === 26) {
+              const end2 = reader.uint32() + reader.pos;
+              while (reader.pos < end2) {
+                message.indices.push(reader.uint32());
+              }
+
+              continue;
+            }
+
+            break;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+};
+
+function createBaseMerkleHashesResponse(): MerkleHashesResponse {
+  return { hashes: new Uint8Array(0) };
+}
+
+export const MerkleHashesResponse: MessageFns<MerkleHashesResponse> = {
+  encode(message: MerkleHashesResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.hashes.length !== 0) {
+      writer.uint32(10).bytes(message.hashes);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): MerkleHashesResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseMerkleHashesResponse() as any;
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.hashes = reader.bytes();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+};
+
+function createBaseMerkleKeysRequest(): MerkleKeysRequest {
+  return { partition: 0, buckets: [], keysMax: 0 };
+}
+
+export const MerkleKeysRequest: MessageFns<MerkleKeysRequest> = {
+  encode(message: MerkleKeysRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.partition !== 0) {
+      writer.uint32(8).uint32(message.partition);
+    }
+    if (message.buckets.length !== 0) {
+      writer.uint32(18).fork();
+      for (const v of message.buckets) {
+        writer.uint32(v);
+      }
+      writer.join();
+    }
+    if (message.keysMax !== 0) {
+      writer.uint32(24).uint32(message.keysMax);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): MerkleKeysRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseMerkleKeysRequest() as any;
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.partition = reader.uint32();
+            continue;
+          }
+          case 2: {
+            if (tag === 16) {
+              message.buckets.push(reader.uint32());
+
+              continue;
+            }
+
+            if (tag === 18) {
+              const end2 = reader.uint32() + reader.pos;
+              while (reader.pos < end2) {
+                message.buckets.push(reader.uint32());
+              }
+
+              continue;
+            }
+
+            break;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.keysMax = reader.uint32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+};
+
+function createBaseMerkleKeysResponse(): MerkleKeysResponse {
+  return { entries: [], bucketsDone: 0 };
+}
+
+export const MerkleKeysResponse: MessageFns<MerkleKeysResponse> = {
+  encode(message: MerkleKeysResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.entries) {
+      KeyDigest.encode(v!, writer.uint32(10).fork()).join();
+    }
+    if (message.bucketsDone !== 0) {
+      writer.uint32(16).uint32(message.bucketsDone);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): MerkleKeysResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseMerkleKeysResponse() as any;
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.entries.push(KeyDigest.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.bucketsDone = reader.uint32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+};
+
+function createBaseKeyDigest(): KeyDigest {
+  return { key: "", digest: "" };
+}
+
+export const KeyDigest: MessageFns<KeyDigest> = {
+  encode(message: KeyDigest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.key !== "") {
+      writer.uint32(10).string(message.key);
+    }
+    if (message.digest !== "") {
+      writer.uint32(18).string(message.digest);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): KeyDigest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseKeyDigest() as any;
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.key = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.digest = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+};
+
+function createBasePendingChange(): PendingChange {
+  return { next: undefined, kind: "", nodeId: "", done: [] };
+}
+
+export const PendingChange: MessageFns<PendingChange> = {
+  encode(message: PendingChange, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.next !== undefined) {
+      Ring.encode(message.next, writer.uint32(10).fork()).join();
+    }
+    if (message.kind !== "") {
+      writer.uint32(18).string(message.kind);
+    }
+    if (message.nodeId !== "") {
+      writer.uint32(26).string(message.nodeId);
+    }
+    for (const v of message.done) {
+      writer.uint32(34).string(v!);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): PendingChange {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBasePendingChange() as any;
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.next = Ring.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.kind = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.nodeId = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.done.push(reader.string());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+};
+
+function createBaseChangeRecord(): ChangeRecord {
+  return { ringVersion: 0, kind: "", nodeId: "", atMs: 0 };
+}
+
+export const ChangeRecord: MessageFns<ChangeRecord> = {
+  encode(message: ChangeRecord, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.ringVersion !== 0) {
+      writer.uint32(8).uint64(message.ringVersion);
+    }
+    if (message.kind !== "") {
+      writer.uint32(18).string(message.kind);
+    }
+    if (message.nodeId !== "") {
+      writer.uint32(26).string(message.nodeId);
+    }
+    if (message.atMs !== 0) {
+      writer.uint32(32).uint64(message.atMs);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ChangeRecord {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseChangeRecord() as any;
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.ringVersion = longToNumber(reader.uint64());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.kind = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.nodeId = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.atMs = longToNumber(reader.uint64());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+};
+
+function createBaseTransferPartitionRequest(): TransferPartitionRequest {
+  return { partition: 0, afterKey: undefined, keysMax: 0 };
+}
+
+export const TransferPartitionRequest: MessageFns<TransferPartitionRequest> = {
+  encode(message: TransferPartitionRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.partition !== 0) {
+      writer.uint32(8).uint32(message.partition);
+    }
+    if (message.afterKey !== undefined) {
+      writer.uint32(18).string(message.afterKey);
+    }
+    if (message.keysMax !== 0) {
+      writer.uint32(24).uint32(message.keysMax);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): TransferPartitionRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseTransferPartitionRequest() as any;
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.partition = reader.uint32();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.afterKey = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.keysMax = reader.uint32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+};
+
+function createBaseTransferPartitionResponse(): TransferPartitionResponse {
+  return { entries: [] };
+}
+
+export const TransferPartitionResponse: MessageFns<TransferPartitionResponse> = {
+  encode(message: TransferPartitionResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.entries) {
+      TransferEntry.encode(v!, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): TransferPartitionResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseTransferPartitionResponse() as any;
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.entries.push(TransferEntry.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+};
+
+function createBaseTransferEntry(): TransferEntry {
+  return { key: "", state: new Uint8Array(0) };
+}
+
+export const TransferEntry: MessageFns<TransferEntry> = {
+  encode(message: TransferEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.key !== "") {
+      writer.uint32(10).string(message.key);
+    }
+    if (message.state.length !== 0) {
+      writer.uint32(18).bytes(message.state);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): TransferEntry {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseTransferEntry() as any;
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.key = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.state = reader.bytes();
             continue;
           }
         }
@@ -920,6 +1673,42 @@ export const PeerService = {
     responseSerialize: (value: JoinResponse): Buffer => Buffer.from(JoinResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): JoinResponse => JoinResponse.decode(value),
   },
+  /** Anti-entropy (paper 4.7): hashes of nodes of this replica's Merkle tree of a partition. */
+  merkleHashes: {
+    path: "/tessera.peer.v1.Peer/MerkleHashes" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: MerkleHashesRequest): Buffer => Buffer.from(MerkleHashesRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): MerkleHashesRequest => MerkleHashesRequest.decode(value),
+    responseSerialize: (value: MerkleHashesResponse): Buffer =>
+      Buffer.from(MerkleHashesResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): MerkleHashesResponse => MerkleHashesResponse.decode(value),
+  },
+  /** Anti-entropy: the live keys of Merkle buckets of a partition, with their state digests. */
+  merkleKeys: {
+    path: "/tessera.peer.v1.Peer/MerkleKeys" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: MerkleKeysRequest): Buffer => Buffer.from(MerkleKeysRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): MerkleKeysRequest => MerkleKeysRequest.decode(value),
+    responseSerialize: (value: MerkleKeysResponse): Buffer => Buffer.from(MerkleKeysResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): MerkleKeysResponse => MerkleKeysResponse.decode(value),
+  },
+  /**
+   * Partition transfer (paper 4.9): a new replica pulls a partition's keys, in key order, from
+   * `after_key` on, as chunks of key + state. Resumable: the receiver keeps the last key it merged.
+   */
+  transferPartition: {
+    path: "/tessera.peer.v1.Peer/TransferPartition" as const,
+    requestStream: false as const,
+    responseStream: true as const,
+    requestSerialize: (value: TransferPartitionRequest): Buffer =>
+      Buffer.from(TransferPartitionRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): TransferPartitionRequest => TransferPartitionRequest.decode(value),
+    responseSerialize: (value: TransferPartitionResponse): Buffer =>
+      Buffer.from(TransferPartitionResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): TransferPartitionResponse => TransferPartitionResponse.decode(value),
+  },
 } as const;
 
 export interface PeerServer extends UntypedServiceImplementation {
@@ -933,6 +1722,15 @@ export interface PeerServer extends UntypedServiceImplementation {
   gossip: handleUnaryCall<GossipRequest, GossipResponse>;
   /** A new node asks a seed to be admitted. */
   join: handleUnaryCall<JoinRequest, JoinResponse>;
+  /** Anti-entropy (paper 4.7): hashes of nodes of this replica's Merkle tree of a partition. */
+  merkleHashes: handleUnaryCall<MerkleHashesRequest, MerkleHashesResponse>;
+  /** Anti-entropy: the live keys of Merkle buckets of a partition, with their state digests. */
+  merkleKeys: handleUnaryCall<MerkleKeysRequest, MerkleKeysResponse>;
+  /**
+   * Partition transfer (paper 4.9): a new replica pulls a partition's keys, in key order, from
+   * `after_key` on, as chunks of key + state. Resumable: the receiver keeps the last key it merged.
+   */
+  transferPartition: handleServerStreamingCall<TransferPartitionRequest, TransferPartitionResponse>;
 }
 
 export interface PeerClient extends Client {
@@ -1010,6 +1808,51 @@ export interface PeerClient extends Client {
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: JoinResponse) => void,
   ): ClientUnaryCall;
+  /** Anti-entropy (paper 4.7): hashes of nodes of this replica's Merkle tree of a partition. */
+  merkleHashes(
+    request: MerkleHashesRequest,
+    callback: (error: ServiceError | null, response: MerkleHashesResponse) => void,
+  ): ClientUnaryCall;
+  merkleHashes(
+    request: MerkleHashesRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: MerkleHashesResponse) => void,
+  ): ClientUnaryCall;
+  merkleHashes(
+    request: MerkleHashesRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: MerkleHashesResponse) => void,
+  ): ClientUnaryCall;
+  /** Anti-entropy: the live keys of Merkle buckets of a partition, with their state digests. */
+  merkleKeys(
+    request: MerkleKeysRequest,
+    callback: (error: ServiceError | null, response: MerkleKeysResponse) => void,
+  ): ClientUnaryCall;
+  merkleKeys(
+    request: MerkleKeysRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: MerkleKeysResponse) => void,
+  ): ClientUnaryCall;
+  merkleKeys(
+    request: MerkleKeysRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: MerkleKeysResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * Partition transfer (paper 4.9): a new replica pulls a partition's keys, in key order, from
+   * `after_key` on, as chunks of key + state. Resumable: the receiver keeps the last key it merged.
+   */
+  transferPartition(
+    request: TransferPartitionRequest,
+    options?: Partial<CallOptions>,
+  ): ClientReadableStream<TransferPartitionResponse>;
+  transferPartition(
+    request: TransferPartitionRequest,
+    metadata?: Metadata,
+    options?: Partial<CallOptions>,
+  ): ClientReadableStream<TransferPartitionResponse>;
 }
 
 export const PeerClient = makeGenericClientConstructor(PeerService, "tessera.peer.v1.Peer") as unknown as {

@@ -1,0 +1,64 @@
+/** Builds the membership-change machinery of a node (transfer/*) from its parts. */
+import type { Member } from '@tessera/core';
+import type { AdmissionController } from '../background/admission.js';
+import type { ClusterView } from '../cluster/cluster-view.js';
+import type { Gossip } from '../cluster/gossip.js';
+import type { PeerDirectory } from '../cluster/peers.js';
+import type { Config } from '../config.js';
+import type { Logger } from '../logger.js';
+import type { StorageEngine } from '../storage/engine.js';
+import type { ReplicaStore } from '../storage/replica-store.js';
+import { CursorStore } from '../transfer/cursor.js';
+import { MembershipService } from '../transfer/membership-service.js';
+import { TransferReceiver } from '../transfer/receiver.js';
+import { joinThroughSeeds } from './join.js';
+
+export interface MembershipParts {
+  readonly config: Config;
+  readonly view: ClusterView;
+  readonly store: ReplicaStore;
+  readonly engine: StorageEngine;
+  readonly peers: PeerDirectory;
+  readonly admission: AdmissionController;
+  readonly gossip: Gossip;
+  readonly self: Member;
+  readonly log: Logger;
+}
+
+export function startMembership(p: MembershipParts): MembershipService {
+  const { config } = p;
+  const log = p.log.child({ component: 'membership' });
+  const isDown = (node: string): boolean => node !== config.nodeId && p.peers.isDown(node);
+  const changed = (): void => p.gossip.spread();
+  const receiver = new TransferReceiver({
+    self: config.nodeId,
+    n: config.n,
+    view: p.view,
+    store: p.store,
+    cursors: new CursorStore(p.engine, config.durability === 'fsync'),
+    gate: p.admission,
+    isDown,
+    pageKeys: config.transferPageKeys,
+    pageCost: Math.min(config.transferPageKeys, config.backgroundRateMinPerSec),
+    timeoutMs: config.transferTimeoutMs,
+    startDelayMs: config.transferStartDelayMs,
+    now: Date.now,
+    log,
+    changed,
+  });
+  const membership = new MembershipService({
+    self: config.nodeId,
+    n: config.n,
+    view: p.view,
+    store: p.store,
+    receiver,
+    isDown,
+    intervalMs: config.transferIntervalMs,
+    now: Date.now,
+    log,
+    changed,
+    joinThrough: (seed) => joinThroughSeeds(p.self, [seed], log),
+  });
+  membership.start();
+  return membership;
+}

@@ -1,0 +1,136 @@
+/**
+ * The Merkle tree of each partition (core `merkle.ts`), kept up to date on every change and built
+ * lazily, a group of MERKLE_FANOUT buckets (1/32 of the partition) at a time, the first time a
+ * partition's tree is asked for.
+ *
+ * Building must not race with writes: a group is scanned only while no change to one of its keys
+ * is in flight, and changes to it that arrive during the scan wait for the scan (a short wait: one
+ * group is a thirty-second of a partition). A change to a group not built yet leaves the tree
+ * alone: the group's scan, which comes later, sees it. Memory: MERKLE_TREE_BYTES (8,456 bytes) per
+ * partition asked for, so at most Q of them (541 KiB for Q = 64).
+ */
+import { type KeyState, MERKLE_BUCKETS, MERKLE_FANOUT, MerkleTree, treeDigest } from '@tessera/core';
+
+/** The keys of buckets `first` (inclusive) to `end` (exclusive) of a partition. */
+export type BucketScan = (partition: number, first: number, end: number) => AsyncIterable<[string, KeyState]>;
+
+const GROUPS = MERKLE_BUCKETS / MERKLE_FANOUT;
+
+interface Entry {
+  readonly tree: MerkleTree;
+  /** built[g] = 1 once the buckets of group g have been scanned into the tree. */
+  readonly built: Uint8Array;
+  readonly ready: Promise<MerkleTree>;
+}
+
+/** A group of buckets of a partition as one number. */
+function slotOf(partition: number, group: number): number {
+  return partition * GROUPS + group;
+}
+
+function groupOf(bucket: number): number {
+  return Math.floor(bucket / MERKLE_FANOUT);
+}
+
+export class PartitionTrees {
+  private readonly entries = new Map<number, Entry>();
+  /** Changes in flight per slot; absent when none. */
+  private readonly inflight = new Map<number, number>();
+  /** Resolves when the slot's in-flight changes are done; set while a scan waits for them. */
+  private readonly drains = new Map<number, () => void>();
+  /** Settles when the slot's scan is over; set while a scan runs. */
+  private readonly scans = new Map<number, Promise<void>>();
+
+  constructor(private readonly scanBuckets: BucketScan) {}
+
+  /** The partition's tree, built on first use. Rejects if the build fails (the next call retries). */
+  tree(partition: number): Promise<MerkleTree> {
+    let entry = this.entries.get(partition);
+    if (entry === undefined) {
+      const tree = new MerkleTree();
+      const built = new Uint8Array(GROUPS);
+      const ready = this.build(partition, tree, built);
+      entry = { tree, built, ready };
+      this.entries.set(partition, entry);
+      ready.catch(() => {
+        if (this.entries.get(partition)?.ready === ready) this.entries.delete(partition);
+      });
+    }
+    return entry.ready;
+  }
+
+  /** Number of partitions whose tree is held (built or being built). */
+  get size(): number {
+    return this.entries.size;
+  }
+
+  /**
+   * Call before changing a key of (partition, bucket), and the returned function once the change
+   * is committed or abandoned. Waits while the bucket's group is being scanned.
+   */
+  async enter(partition: number, bucket: number): Promise<() => void> {
+    const slot = slotOf(partition, groupOf(bucket));
+    for (let scan = this.scans.get(slot); scan !== undefined; scan = this.scans.get(slot)) await scan;
+    this.inflight.set(slot, (this.inflight.get(slot) ?? 0) + 1);
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      const left = this.inflight.get(slot)! - 1;
+      if (left > 0) {
+        this.inflight.set(slot, left);
+        return;
+      }
+      this.inflight.delete(slot);
+      this.drains.get(slot)?.();
+    };
+  }
+
+  /** Records a committed change of `key` (between `enter` and its release). */
+  changed(
+    partition: number,
+    bucket: number,
+    key: string,
+    before: KeyState | undefined,
+    after: KeyState | undefined,
+  ): void {
+    const entry = this.entries.get(partition);
+    if (entry === undefined || entry.built[groupOf(bucket)] !== 1) return;
+    entry.tree.update(key, treeDigest(before), treeDigest(after));
+  }
+
+  private async build(partition: number, tree: MerkleTree, built: Uint8Array): Promise<MerkleTree> {
+    for (let group = 0; group < GROUPS; group++) {
+      const slot = slotOf(partition, group);
+      let finish!: () => void;
+      this.scans.set(
+        slot,
+        new Promise<void>((resolve) => {
+          finish = resolve;
+        }),
+      );
+      try {
+        await this.drained(slot);
+        const first = group * MERKLE_FANOUT;
+        for await (const [key, state] of this.scanBuckets(partition, first, first + MERKLE_FANOUT)) {
+          tree.update(key, undefined, treeDigest(state));
+        }
+        built[group] = 1;
+      } finally {
+        this.scans.delete(slot);
+        finish();
+      }
+    }
+    return tree;
+  }
+
+  private drained(slot: number): Promise<void> {
+    if (!this.inflight.has(slot)) return Promise.resolve();
+    return new Promise((resolve) => {
+      this.drains.set(slot, () => {
+        this.drains.delete(slot);
+        resolve();
+      });
+    });
+  }
+}

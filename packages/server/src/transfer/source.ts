@@ -1,0 +1,43 @@
+/**
+ * The sending side of a partition transfer (paper 4.9): one page of a partition's keys after a
+ * cursor, read from the local replica store, cut into chunks that fit a gRPC message.
+ */
+import { encodeState, TesseraError } from '@tessera/core';
+import type { ReplicaStore } from '../storage/replica-store.js';
+import type { TransferEntry, TransferPage, TransferSource } from '../transport/transfer-stream.js';
+
+/** Bytes of states per chunk, well below the 4 MiB message limit. */
+const CHUNK_BYTES_MAX = 1024 * 1024;
+const CHUNK_KEYS_MAX = 64;
+
+export class PartitionSource implements TransferSource {
+  private store: ReplicaStore | undefined;
+
+  /** The peer server starts before the store opens; until this call, transfers are refused. */
+  ready(store: ReplicaStore): void {
+    this.store = store;
+  }
+
+  async *page(request: TransferPage): AsyncIterable<TransferEntry[]> {
+    const store = this.store;
+    if (store === undefined)
+      throw new TesseraError('NODE_NOT_READY', 'This node is still starting; retry shortly.');
+    const options =
+      request.afterKey === undefined
+        ? { limit: request.keysMax }
+        : { limit: request.keysMax, afterKey: request.afterKey };
+    let chunk: TransferEntry[] = [];
+    let bytes = 0;
+    for await (const [key, state] of store.scanPartition(request.partition, options)) {
+      const encoded = encodeState(state);
+      chunk.push({ key, state: encoded });
+      bytes += encoded.byteLength + key.length;
+      if (chunk.length >= CHUNK_KEYS_MAX || bytes >= CHUNK_BYTES_MAX) {
+        yield chunk;
+        chunk = [];
+        bytes = 0;
+      }
+    }
+    if (chunk.length > 0) yield chunk;
+  }
+}
