@@ -93,6 +93,8 @@ export const configSchema = z
     /** Keys per page of a partition transfer; one page is one admission of the background gate. */
     transferPageKeys: z.number().int().min(1).max(100_000).default(256),
     /** A receiver waits this long after first seeing a ring change before pulling, so writes reach both rings. */
+    /** A committed ring holds this long before a node drops partitions it no longer replicates. */
+    retireDelayMs: z.number().int().min(0).max(3_600_000).default(30_000),
     transferStartDelayMs: z.number().int().min(0).max(600_000).default(1_000),
     /** Deadline of one transfer page stream. */
     transferTimeoutMs: z.number().int().min(100).max(600_000).default(30_000),

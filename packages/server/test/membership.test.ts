@@ -120,7 +120,25 @@ function keepReading(nodes: () => readonly LocalNode[], count: number): { stop: 
   };
 }
 
-const FAST = { transferStartDelayMs: 300, transferIntervalMs: 100 };
+const FAST = { transferStartDelayMs: 300, transferIntervalMs: 100, retireDelayMs: 300 };
+
+/** Nodes that are no replica of a key drop their copy once the new ring has held (sampled keys). */
+async function expectRetired(nodes: readonly LocalNode[], count: number): Promise<void> {
+  await waitFor(
+    async () => {
+      for (let i = 0; i < count; i += 25) {
+        const owners = (await preferenceList(nodes[0]!.url, keyOf(i))).slice(0, N);
+        for (const n of nodes) {
+          if (!owners.includes(n.spec.nodeId) && (await localValues(n.url, keyOf(i))) !== undefined)
+            return false;
+        }
+      }
+      return true;
+    },
+    20_000,
+    'nodes that gave partitions away dropped their copies',
+  );
+}
 
 describe('membership changes with partition transfer', () => {
   it('grows 3 -> 5 one node at a time, shrinks by a leave, and re-replicates a removed dead node', async () => {
@@ -138,6 +156,7 @@ describe('membership changes with partition transfer', () => {
     await waitForSettledRing(live, 5, 30_000);
     expect(await reader.stop()).toEqual([]);
     await expectPlaced(live, KEYS);
+    await expectRetired(live, KEYS);
     expectBalanced(await status(live[0]!.url), 5);
     const history = (await status(live[0]!.url)) as StatusBody & {
       history: { kind: string; nodeId: string }[];

@@ -54,6 +54,7 @@ export function startMembership(p: MembershipParts): MembershipService {
     receiver,
     isDown,
     intervalMs: config.transferIntervalMs,
+    retireDelayMs: config.retireDelayMs,
     now: Date.now,
     log,
     changed,

@@ -112,6 +112,31 @@ describe.each(engines)('ReplicaStore Merkle trees on %s', (_name, makeEngine) =>
     );
   });
 
+  it('drops a whole partition, leaving its keys gone, the other partitions intact and every tree right', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(opArb, { minLength: 1, maxLength: 40 }),
+        fc.nat(Q - 1),
+        async (ops, victim) => {
+          const { store, engine } = await open();
+          const history: KeyState[] = [];
+          for (const [i, op] of ops.entries()) await apply(store, op, history, 1000 + i);
+          const trees = await Promise.all(Array.from({ length: Q }, (_, p) => store.merkleTree(p)));
+          const others: string[] = [];
+          for (let p = 0; p < Q; p++)
+            for await (const [key] of store.scanPartition(p)) if (p !== victim) others.push(key);
+          await store.dropPartition(victim, 3);
+          const left: string[] = [];
+          for (let p = 0; p < Q; p++) for await (const [key] of store.scanPartition(p)) left.push(key);
+          expect(left.sort()).toEqual(others.sort());
+          const fresh = await rebuilt(engine);
+          expect(trees.map((tree, p) => tree.equals(fresh[p]!))).toEqual(fresh.map(() => true));
+        },
+      ),
+      { numRuns: 15 },
+    );
+  });
+
   it('builds a tree while writes to the same partition are in flight, and misses none of them', async () => {
     const { store, engine } = await open();
     const keys = Array.from({ length: 400 }, (_, i) => `w${i}`);

@@ -187,6 +187,36 @@ export class ReplicaStore {
     });
   }
 
+  /**
+   * Removes every key of a partition this node no longer replicates (after a ring change
+   * committed), each under its key's lock, keeping the Merkle trees right. Answers how many went.
+   */
+  async dropPartition(partition: number, pageKeys = 256): Promise<number> {
+    this.checkPartition(partition);
+    let dropped = 0;
+    for (;;) {
+      const page: string[] = [];
+      for await (const [key] of this.scanPartition(partition, { limit: pageKeys })) page.push(key);
+      if (page.length === 0) return dropped;
+      for (const key of page) if (await this.drop(key)) dropped++;
+    }
+  }
+
+  private drop(key: string): Promise<boolean> {
+    const at = this.locate(key);
+    return this.locked(at, async () => {
+      const bytes = await this.engine.get('data', at.dataKey);
+      if (bytes === undefined) return false;
+      const stored = decodeStored(key, bytes);
+      await this.write([
+        { type: 'del', ns: 'data', key: at.dataKey },
+        { type: 'del', ns: 'meta', key: tombstoneKey(at.partition, key) },
+      ]);
+      this.trees.changed(at.partition, at.bucket, key, stored, undefined);
+      return true;
+    });
+  }
+
   private change(key: string, fn: (stored: KeyState) => KeyState, limitSiblings: boolean): Promise<KeyState> {
     const at = this.locate(key);
     return this.locked(at, async () => {

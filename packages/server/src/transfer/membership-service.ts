@@ -19,6 +19,7 @@ import type { Logger } from '../logger.js';
 import type { ReplicaStore } from '../storage/replica-store.js';
 import { Claimant } from './claimant.js';
 import { type TransferProgress, type TransferReceiver, unavailable } from './receiver.js';
+import { PartitionRetirer } from './retire.js';
 
 export interface MembershipDeps {
   readonly self: NodeId;
@@ -28,6 +29,8 @@ export interface MembershipDeps {
   readonly receiver: TransferReceiver;
   readonly isDown: (node: NodeId) => boolean;
   readonly intervalMs: number;
+  /** How long a committed ring must hold before partitions this node left are dropped. */
+  readonly retireDelayMs: number;
   readonly now: () => number;
   readonly log: Logger;
   readonly changed: () => void;
@@ -46,9 +49,11 @@ export interface PendingView {
 export class MembershipService {
   private timer: NodeJS.Timeout | undefined;
   private readonly claimant: Claimant;
+  readonly retirer: PartitionRetirer;
 
   constructor(private readonly deps: MembershipDeps) {
     this.claimant = new Claimant(deps);
+    this.retirer = new PartitionRetirer(deps);
   }
 
   start(): void {
@@ -64,6 +69,7 @@ export class MembershipService {
     try {
       await this.claimant.tick();
       await this.deps.receiver.tick();
+      await this.retirer.tick();
     } catch (err) {
       this.deps.log.warn({ err }, 'membership change step failed; retrying');
     }
