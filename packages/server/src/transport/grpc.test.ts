@@ -1,145 +1,19 @@
-import { once } from 'node:events';
-import { createServer } from 'node:net';
 import { BinaryWriter } from '@bufbuild/protobuf/wire';
-import { Client, credentials, type ServiceError, status } from '@grpc/grpc-js';
-import { type ClusterState, type ErrorCode, type Member, TesseraError, withMember } from '@tessera/core';
-import { pino } from 'pino';
+import { status } from '@grpc/grpc-js';
+import { type Member, TesseraError, withMember } from '@tessera/core';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { Logger } from '../logger.js';
+import {
+  capturingLogger,
+  clusterState,
+  expectTesseraError,
+  FakePeer,
+  member,
+  sendRaw,
+  TIMEOUT_MS,
+} from '../../test/grpc-kit.js';
 import { createPeerClient } from './grpc-client.js';
 import { type PeerServerHandle, startPeerServer } from './grpc-server.js';
-import type {
-  CoordinateReply,
-  CoordinateRequest,
-  MerkleKeysReply,
-  MerkleKeysRequest,
-  PeerApi,
-  PeerClient,
-} from './peer-api.js';
-
-const TIMEOUT_MS = 2_000;
-
-const member = (nodeId: string, port: number, incarnation = 1): Member => ({
-  nodeId,
-  http: `127.0.0.1:${port}`,
-  peer: `127.0.0.1:${port + 1000}`,
-  status: 'member',
-  incarnation,
-});
-
-function clusterState(nodes: string[]): ClusterState {
-  const owners = Array.from({ length: 64 }, (_, p) => nodes[p % nodes.length]!);
-  return {
-    clusterId: 'c-7f3a9e',
-    ring: { partitionCount: 64, owners, version: 7 },
-    members: nodes.map((id, i) => member(id, 8000 + i)),
-  };
-}
-
-/** An in-memory `PeerApi` that records what it was asked; `fail` or `hang` change its answers. */
-class FakePeer implements PeerApi {
-  readonly states = new Map<string, Uint8Array>();
-  readonly calls: string[] = [];
-  readonly coordinated: CoordinateRequest[] = [];
-  readonly gossiped: ClusterState[] = [];
-  readonly joined: Member[] = [];
-  fail: (() => never) | undefined;
-  hang = false;
-  private readonly hanging: Array<() => void> = [];
-
-  private async enter(name: string): Promise<void> {
-    this.calls.push(name);
-    if (this.hang) await new Promise<void>((resolve) => this.hanging.push(resolve));
-    this.fail?.();
-  }
-
-  release(): void {
-    for (const resolve of this.hanging.splice(0)) resolve();
-  }
-
-  async read(key: string): Promise<Uint8Array | undefined> {
-    await this.enter('read');
-    return this.states.get(key);
-  }
-
-  async replicate(key: string, state: Uint8Array): Promise<void> {
-    await this.enter('replicate');
-    this.states.set(key, state.slice());
-  }
-
-  async coordinate(request: CoordinateRequest): Promise<CoordinateReply> {
-    await this.enter('coordinate');
-    this.coordinated.push(request);
-    return { context: `ctx-for-${request.key}` };
-  }
-
-  async gossip(state: ClusterState): Promise<ClusterState> {
-    await this.enter('gossip');
-    this.gossiped.push(state);
-    return withMember(state, member('z-server', 9000, 3));
-  }
-
-  async join(joining: Member): Promise<ClusterState> {
-    await this.enter('join');
-    this.joined.push(joining);
-    return withMember(clusterState(['a', 'b']), joining);
-  }
-
-  async merkleHashes(_partition: number, _level: number, indices: readonly number[]): Promise<Uint8Array> {
-    await this.enter('merkleHashes');
-    return new Uint8Array(indices.length * 8);
-  }
-
-  async merkleKeys(_request: MerkleKeysRequest): Promise<MerkleKeysReply> {
-    await this.enter('merkleKeys');
-    return { entries: [], bucketsDone: 0 };
-  }
-}
-
-async function expectTesseraError(promise: Promise<unknown>, code: ErrorCode): Promise<TesseraError> {
-  const error = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(TesseraError.is(error), `expected a TesseraError ${code}, got ${String(error)}`).toBe(true);
-  const tessera = error as TesseraError;
-  expect(tessera.code).toBe(code);
-  return tessera;
-}
-
-function capturingLogger(): { logger: Logger; lines: string[] } {
-  const lines: string[] = [];
-  const logger = pino({ level: 'debug' }, { write: (line: string) => void lines.push(line) });
-  return { logger, lines };
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer().listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const address = server.address();
-  server.close();
-  await once(server, 'close');
-  if (address === null || typeof address === 'string') throw new Error('no port');
-  return address.port;
-}
-
-/** Sends raw bytes to a method, as a hostile or broken peer could. */
-function sendRaw(port: number, path: string, bytes: Uint8Array): Promise<ServiceError | null> {
-  const raw = new Client(`127.0.0.1:${port}`, credentials.createInsecure());
-  return new Promise((resolve) => {
-    raw.makeUnaryRequest(
-      path,
-      (b: Buffer) => b,
-      (b: Buffer) => b,
-      Buffer.from(bytes),
-      { deadline: Date.now() + TIMEOUT_MS },
-      (error) => {
-        raw.close();
-        resolve(error);
-      },
-    );
-  });
-}
+import type { PeerClient } from './peer-api.js';
 
 describe('gRPC peer transport', () => {
   const peer = new FakePeer();
@@ -384,52 +258,5 @@ describe('gRPC peer transport', () => {
     expect(await other.read('nothing-here', TIMEOUT_MS)).toBeUndefined();
     other.close();
     await expectTesseraError(other.read('k', TIMEOUT_MS), 'PEER_UNAVAILABLE');
-  });
-});
-
-describe('gRPC peer transport failures', () => {
-  it('fails with PEER_UNAVAILABLE within the deadline when nobody listens', async () => {
-    const port = await freePort();
-    const client = createPeerClient(`127.0.0.1:${port}`);
-    try {
-      const started = Date.now();
-      const error = await expectTesseraError(client.read('k', 1_000), 'PEER_UNAVAILABLE');
-      expect(Date.now() - started).toBeLessThan(1_000);
-      expect(error.details).toMatchObject({ peer: `127.0.0.1:${port}` });
-    } finally {
-      client.close();
-    }
-  });
-
-  it('refuses a request above messageBytesMax with VALUE_TOO_LARGE, and keeps serving', async () => {
-    const peer = new FakePeer();
-    const server = await startPeerServer(peer, {
-      host: '127.0.0.1',
-      port: 0,
-      logger: pino({ level: 'silent' }),
-      messageBytesMax: 1024,
-    });
-    const client = createPeerClient(`127.0.0.1:${server.port}`);
-    try {
-      await expectTesseraError(client.replicate('k', new Uint8Array(4096), TIMEOUT_MS), 'VALUE_TOO_LARGE');
-      expect(peer.calls).toEqual([]);
-      await client.replicate('k', new Uint8Array(100).fill(1), TIMEOUT_MS);
-      expect(peer.states.get('k')).toHaveLength(100);
-    } finally {
-      client.close();
-      await server.close();
-    }
-  });
-
-  it('rejects startPeerServer when the port is taken', async () => {
-    const silent = pino({ level: 'silent' });
-    const first = await startPeerServer(new FakePeer(), { host: '127.0.0.1', port: 0, logger: silent });
-    try {
-      await expect(
-        startPeerServer(new FakePeer(), { host: '127.0.0.1', port: first.port, logger: silent }),
-      ).rejects.toThrow(/Cannot listen for peers on 127\.0\.0\.1:/);
-    } finally {
-      await first.close();
-    }
   });
 });

@@ -1,0 +1,52 @@
+import { pino } from 'pino';
+import { describe, expect, it } from 'vitest';
+import { expectTesseraError, FakePeer, freePort, TIMEOUT_MS } from '../../test/grpc-kit.js';
+import { createPeerClient } from './grpc-client.js';
+import { startPeerServer } from './grpc-server.js';
+
+describe('gRPC peer transport failures', () => {
+  it('fails with PEER_UNAVAILABLE within the deadline when nobody listens', async () => {
+    const port = await freePort();
+    const client = createPeerClient(`127.0.0.1:${port}`);
+    try {
+      const started = Date.now();
+      const error = await expectTesseraError(client.read('k', 1_000), 'PEER_UNAVAILABLE');
+      expect(Date.now() - started).toBeLessThan(1_000);
+      expect(error.details).toMatchObject({ peer: `127.0.0.1:${port}` });
+    } finally {
+      client.close();
+    }
+  });
+
+  it('refuses a request above messageBytesMax with VALUE_TOO_LARGE, and keeps serving', async () => {
+    const peer = new FakePeer();
+    const server = await startPeerServer(peer, {
+      host: '127.0.0.1',
+      port: 0,
+      logger: pino({ level: 'silent' }),
+      messageBytesMax: 1024,
+    });
+    const client = createPeerClient(`127.0.0.1:${server.port}`);
+    try {
+      await expectTesseraError(client.replicate('k', new Uint8Array(4096), TIMEOUT_MS), 'VALUE_TOO_LARGE');
+      expect(peer.calls).toEqual([]);
+      await client.replicate('k', new Uint8Array(100).fill(1), TIMEOUT_MS);
+      expect(peer.states.get('k')).toHaveLength(100);
+    } finally {
+      client.close();
+      await server.close();
+    }
+  });
+
+  it('rejects startPeerServer when the port is taken', async () => {
+    const silent = pino({ level: 'silent' });
+    const first = await startPeerServer(new FakePeer(), { host: '127.0.0.1', port: 0, logger: silent });
+    try {
+      await expect(
+        startPeerServer(new FakePeer(), { host: '127.0.0.1', port: first.port, logger: silent }),
+      ).rejects.toThrow(/Cannot listen for peers on 127\.0\.0\.1:/);
+    } finally {
+      await first.close();
+    }
+  });
+});
