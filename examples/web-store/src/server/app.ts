@@ -36,7 +36,7 @@ export async function createStore(options: StoreOptions): Promise<FastifyInstanc
     loggerInstance,
     logController: new LogController({ disableRequestLogging: true }),
   });
-  // The API speaks JSON only: any other body is a 415, not a string for the routes to puzzle over.
+  // The API speaks JSON only; every other body is a 415, not a string for the routes to puzzle over.
   app.removeContentTypeParser('text/plain');
   const nodes = new NodeDirectory(options.nodes);
   const access = new StoreAccess(nodes);

@@ -5,7 +5,7 @@
  *   it('my resolver is lawful', () => assertResolverLaws(myResolver, fc.array(fc.string())));
  *
  * The laws, on sibling sets (docs/resolvers.md):
- * - commutative: any order of the same siblings merges to the same value;
+ * - commutative: every order of the same siblings merges to the same value;
  * - associative: merging groups of siblings, then merging the results, equals merging them all;
  * - idempotent: duplicate siblings change nothing, and merging the result with any of its inputs
  *   changes nothing;

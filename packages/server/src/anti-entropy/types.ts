@@ -4,22 +4,12 @@
  * and the shapes of its results and statistics.
  */
 import type { NodeId } from '@tessera/core';
-import type { MerkleKeysReply, MerkleKeysRequest } from '../transport/peer-api.js';
+import type { PeerClient } from '../transport/peer-api.js';
 
 export type { BackgroundGate } from '../background/admission.js';
 
-/** The calls anti-entropy makes to one other replica (a subset of `PeerClient`). */
-export interface AntiEntropyClient {
-  read(key: string, timeoutMs: number): Promise<Uint8Array | undefined>;
-  replicate(key: string, state: Uint8Array, timeoutMs: number): Promise<void>;
-  merkleHashes(
-    partition: number,
-    level: number,
-    indices: readonly number[],
-    timeoutMs: number,
-  ): Promise<Uint8Array>;
-  merkleKeys(request: MerkleKeysRequest, timeoutMs: number): Promise<MerkleKeysReply>;
-}
+/** The calls anti-entropy makes to one other replica. */
+export type AntiEntropyClient = Pick<PeerClient, 'read' | 'replicate' | 'merkleHashes' | 'merkleKeys'>;
 
 /** The other nodes and this node's local view of which are down (a subset of `PeerDirectory`). */
 export interface AntiEntropyPeers {

@@ -13,7 +13,7 @@ import * as pb from './generated/tessera/peer/v1/peer.js';
 export const MESSAGE_BYTES_MAX_DEFAULT = 4 * 1024 * 1024;
 /** Trailing metadata carrying the `ErrorCode` of a failed call. */
 export const CODE_METADATA = 'tessera-code';
-/** Trailing metadata carrying the JSON `details` of a failed call, when it has any. */
+/** Trailing metadata carrying the JSON `details` of a failed call, if the error has details. */
 export const DETAILS_METADATA = 'tessera-details';
 
 /** The part of a generated message object that the wire needs. */
