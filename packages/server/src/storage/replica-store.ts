@@ -6,7 +6,8 @@
  * Every change to a key is a read-modify-write under a per-key lock: two concurrent writes to
  * one key never lose an update, and writes to different keys run in parallel. Each change also
  * updates the partition's Merkle tree (partition-trees.ts) and the tombstone index, in the same
- * atomic batch as the state for the latter.
+ * atomic batch as the state for the latter. Concurrent changes reach the engine together, as one
+ * batch per tick (group-commit.ts).
  */
 import {
   decodeState,
@@ -21,6 +22,7 @@ import {
   TesseraError,
 } from '@tessera/core';
 import type { BatchOp, StorageEngine } from './engine.js';
+import { GroupCommit } from './group-commit.js';
 import { KeyLock } from './key-lock.js';
 import { migrateLayout } from './layout.js';
 import { PartitionTrees } from './partition-trees.js';
@@ -67,6 +69,7 @@ export class ReplicaStore {
     return this.scan(gte, lt, undefined);
   });
   private readonly now: () => number;
+  private readonly commits: GroupCommit;
 
   constructor(
     private readonly engine: StorageEngine,
@@ -80,6 +83,7 @@ export class ReplicaStore {
       );
     }
     this.now = options.now ?? Date.now;
+    this.commits = new GroupCommit(engine);
   }
 
   /**
@@ -243,7 +247,7 @@ export class ReplicaStore {
   }
 
   private write(ops: readonly BatchOp[]): Promise<void> {
-    return this.engine.batch(ops, { sync: this.options.sync });
+    return this.commits.write(ops, this.options.sync);
   }
 
   /** Runs `task` under the key's lock, counted as a change in flight for its Merkle bucket. */
