@@ -139,23 +139,49 @@ export class Coordinator {
       given ?? (value === undefined ? await this.blindDeleteContext(key, timeoutMs) : EMPTY_CONTEXT);
     await this.catchUp(key, context, replicas, deadline);
     const counterMin = value === undefined ? undefined : await this.deps.counters.take();
-    const stored = await this.deps.store.update(key, (s) => this.stamp(s, value, context, counterMin));
+    // The new version goes to the other replicas as soon as it is stamped, while this node's own
+    // copy is being written (paper section 5); that copy counts as an ack once it is on disk.
+    let fanned: Promise<void> | undefined;
+    const local = this.deps.store.update(key, (s) => this.stamp(s, value, context, counterMin), {
+      beforeWrite: (next) => {
+        fanned = this.fanOut(key, next, w, deadline, local);
+      },
+    });
+    let stored: KeyState;
+    try {
+      stored = await local;
+    } catch (err) {
+      fanned?.catch(() => {});
+      throw err;
+    }
+    await (fanned ?? this.fanOut(key, stored, w, deadline, local));
+    const written = value === undefined ? undefined : latestDot(stored, this.deps.self);
+    return encodeContext(key, contextAfterWrite(context, written));
+  }
+
+  /** Sends a stamped version to the key's replicas (and the next ring's, during a change). */
+  private async fanOut(
+    key: string,
+    state: KeyState,
+    w: number,
+    deadline: number,
+    localWrite: Promise<unknown>,
+  ): Promise<void> {
     const fan = {
       self: this.deps.self,
       key,
       preference: this.preferenceFor(key),
       n: this.deps.settings.n,
       w,
-      state: stored,
-      encoded: encodeState(stored),
+      state,
+      encoded: encodeState(state),
       deadline,
       now: this.deps.now,
+      localWrite,
     };
     await replicateWrite(this.replicas, fan);
     const rings = { ring: this.deps.ring(), next: this.deps.nextRing?.() };
     await replicateToNextRing(this.replicas, this.deps.hints, fan, rings);
-    const written = value === undefined ? undefined : latestDot(stored, this.deps.self);
-    return encodeContext(key, contextAfterWrite(context, written));
   }
 
   /** The coordinator's update; the store refuses it if it would grow the key past siblingsMax. */
