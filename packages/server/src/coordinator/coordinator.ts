@@ -100,8 +100,9 @@ export class Coordinator {
   async get(key: string, options: ReadOptions = {}): Promise<ReadResult> {
     const r = this.quorum('r', options.r);
     const timeoutMs = options.timeoutMs ?? this.deps.settings.requestTimeoutMs;
-    const state = await this.readQuorum(key, r, timeoutMs);
-    return { state, context: encodeContext(key, { vv: state.vv, dots: [] }) };
+    const { state, fastest } = await this.readQuorum(key, r, timeoutMs);
+    // The replica that answered first coordinates the next write with this context (paper 5).
+    return { state, context: encodeContext(key, { vv: state.vv, dots: [], coordinator: fastest }) };
   }
 
   /** A put (value set) or delete (value undefined); answers with the new version's context. */
@@ -118,10 +119,17 @@ export class Coordinator {
     const w = this.quorum('w', options.w);
     const timeoutMs = options.timeoutMs ?? settings.requestTimeoutMs;
     const replicas = this.replicasFor(key);
-    if (!replicas.includes(this.deps.self) && options.forwarded !== true) {
-      const forwarded = await this.forward(key, replicas, { ...options, w, timeoutMs });
-      if (forwarded !== undefined) return forwarded;
-      // No replica can coordinate: this node does, as a fallback (sloppy quorum, paper 4.6).
+    if (options.forwarded !== true) {
+      const chosen = this.chosenCoordinator(context, replicas);
+      if (chosen !== undefined || !replicas.includes(this.deps.self)) {
+        const self = replicas.includes(this.deps.self);
+        const others = replicas.filter((n) => n !== chosen);
+        const order = chosen === undefined ? replicas : self ? [chosen] : [chosen, ...others];
+        const forwarded = await this.forward(key, order, { ...options, w, timeoutMs });
+        if (forwarded !== undefined) return forwarded;
+      }
+      // No replica can coordinate, or this one is chosen: this node does (as a fallback when it is
+      // not a replica: sloppy quorum, paper 4.6).
     }
     return this.coordinateWrite(key, replicas, options.value, context, w, timeoutMs);
   }
@@ -156,7 +164,17 @@ export class Coordinator {
     }
     await (fanned ?? this.fanOut(key, stored, w, deadline, local));
     const written = value === undefined ? undefined : latestDot(stored, this.deps.self);
-    return encodeContext(key, contextAfterWrite(context, written));
+    return encodeContext(key, { ...contextAfterWrite(context, written), coordinator: this.deps.self });
+  }
+
+  /**
+   * The other replica a context asks to coordinate the write (the fastest of the read before it),
+   * when it is still a replica and not known to be down; undefined to coordinate here or as usual.
+   */
+  private chosenCoordinator(context: CausalContext | undefined, replicas: NodeId[]): NodeId | undefined {
+    const chosen = context?.coordinator;
+    if (chosen === undefined || chosen === this.deps.self || !replicas.includes(chosen)) return undefined;
+    return this.deps.peers.isDown(chosen) ? undefined : chosen;
   }
 
   /** Sends a stamped version to the key's replicas (and the next ring's, during a change). */
@@ -203,7 +221,7 @@ export class Coordinator {
 
   /** A delete without context removes every version a quorum read sees right now. */
   private async blindDeleteContext(key: string, timeoutMs: number): Promise<CausalContext> {
-    const state = await this.readQuorum(key, this.deps.settings.r, timeoutMs);
+    const { state } = await this.readQuorum(key, this.deps.settings.r, timeoutMs);
     if (state.siblings.length === 0) {
       throw new TesseraError('NOT_FOUND', `Key "${key}" has no value to delete.`);
     }
@@ -266,8 +284,15 @@ export class Coordinator {
     return undefined;
   }
 
-  /** Asks the first N healthy nodes of the preference list (sloppy quorum) and merges R answers. */
-  private async readQuorum(key: string, r: number, timeoutMs: number): Promise<KeyState> {
+  /**
+   * Asks the first N healthy nodes of the preference list (sloppy quorum) and merges R answers;
+   * `fastest` is the replica that answered first.
+   */
+  private async readQuorum(
+    key: string,
+    r: number,
+    timeoutMs: number,
+  ): Promise<{ state: KeyState; fastest: NodeId | undefined }> {
     const { targets } = sloppyTargets(this.preferenceFor(key), this.deps.settings.n, (n) =>
       this.replicas.isDown(n),
     );
@@ -282,6 +307,7 @@ export class Coordinator {
       EMPTY_STATE,
     );
     const primaries = new Set(this.replicasFor(key));
+    const fastest = outcome.replies.find((reply) => primaries.has(reply.node))?.node;
     outcome.settled.then(
       (all) =>
         this.readRepair(
@@ -290,7 +316,7 @@ export class Coordinator {
         ),
       () => {},
     );
-    return state;
+    return { state, fastest };
   }
 
   /** Paper section 5: once every replica answered (or failed), bring the stale ones up to date. */
