@@ -29,6 +29,7 @@ import type { PeerDirectory } from '../cluster/peers.js';
 import type { Logger } from '../logger.js';
 import type { HintStore } from '../storage/hint-store.js';
 import type { ReplicaStore } from '../storage/replica-store.js';
+import { Deadlines } from '../util/deadlines.js';
 import { replicateWrite } from './fan-out.js';
 import { collectQuorum, type ReplicaReply } from './quorum.js';
 import { Replicas } from './replicas.js';
@@ -81,9 +82,12 @@ export interface ReadResult {
 
 export class Coordinator {
   private readonly replicas: Replicas;
+  /** Every request's deadline, in one sweeper. */
+  private readonly deadlines: Deadlines;
 
   constructor(private readonly deps: CoordinatorDeps) {
     this.replicas = new Replicas(deps.self, deps.store, deps.hints, deps.peers);
+    this.deadlines = new Deadlines(deps.now);
   }
 
   /** The key's whole preference list: its N replicas first, then the fallbacks in ring order. */
@@ -196,6 +200,7 @@ export class Coordinator {
       deadline,
       now: this.deps.now,
       localWrite,
+      deadlines: this.deadlines,
     };
     await replicateWrite(this.replicas, fan);
     const rings = { ring: this.deps.ring(), next: this.deps.nextRing?.() };
@@ -301,7 +306,7 @@ export class Coordinator {
       node,
       run: () => this.replicas.read(node, key, peerTimeoutMs),
     }));
-    const outcome = await collectQuorum(calls, r, timeoutMs, 'read');
+    const outcome = await collectQuorum(calls, r, timeoutMs, 'read', this.deadlines);
     const state = outcome.replies.reduce<KeyState>(
       (acc, reply) => mergeStates(acc, reply.value ?? EMPTY_STATE),
       EMPTY_STATE,

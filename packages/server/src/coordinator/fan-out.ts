@@ -5,6 +5,7 @@
  * write reaches W nodes whenever W nodes are reachable.
  */
 import { type KeyState, type NodeId, sloppyTargets, type Target, TesseraError } from '@tessera/core';
+import type { Deadlines } from '../util/deadlines.js';
 import { collectQuorum } from './quorum.js';
 import type { Replicas } from './replicas.js';
 
@@ -20,6 +21,7 @@ export interface FanOut {
   readonly now: () => number;
   /** The coordinator's write of the version to its own store: its ack. */
   readonly localWrite: Promise<unknown>;
+  readonly deadlines: Deadlines;
 }
 
 /**
@@ -44,7 +46,7 @@ export async function replicateWrite(replicas: Replicas, f: FanOut): Promise<voi
     }
   };
   const calls = targets.map((target) => ({ node: target.node, run: () => send(target) }));
-  await collectQuorum(calls, f.w, remaining(), 'write');
+  await collectQuorum(calls, f.w, remaining(), 'write', f.deadlines);
 }
 
 /** A replica that is unreachable or too slow can be stood in for; one that refused cannot. */
