@@ -157,7 +157,7 @@ export class TesseraNode {
       now: Date.now,
     });
     await hints.open();
-    const counters = await DotCounter.load(engine);
+    const counters = await DotCounter.load(engine, Date.now());
     const coordinator = new Coordinator({
       counters,
       hints,

@@ -113,7 +113,7 @@ export class SimNode {
       hints,
       peers,
       now: this.now,
-      counters: await DotCounter.load(engine),
+      counters: await DotCounter.load(engine, this.now()),
       log,
     });
     const handler = new PeerHandler(this.id, view, log);
