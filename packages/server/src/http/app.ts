@@ -13,6 +13,7 @@ import Fastify, {
 } from 'fastify';
 import type { Logger } from '../logger.js';
 import type { TesseraNode } from '../node/node.js';
+import { handleClientError } from './client-errors.js';
 import { registerClusterRoutes } from './cluster-routes.js';
 import { registerFaultRoutes } from './fault-routes.js';
 import { registerKvRoutes } from './kv-routes.js';
@@ -30,6 +31,9 @@ export function createHttpApp(node: TesseraNode, log: Logger): FastifyInstance {
     connectionTimeout: 60_000,
     requestTimeout: 120_000,
     return503OnClosing: true,
+    clientErrorHandler: handleClientError,
+    // Errors before routing (a path that is not percent-encoded UTF-8) get the same coded answers.
+    frameworkErrors: (err, _req, reply) => sendError(reply, toTesseraError(err, log)),
   });
   // JSON only: a text body is a mistake worth a clear 415, not a string value.
   app.removeContentTypeParser('text/plain');
@@ -79,6 +83,13 @@ function toTesseraError(err: FastifyError, log: Logger): TesseraError {
         'INVALID_JSON',
         'The body is empty but Content-Type says JSON. Send a JSON object, or no Content-Type.',
       );
+    case 'FST_ERR_BAD_URL':
+      return new TesseraError(
+        'BAD_REQUEST',
+        'The URL path is not valid percent-encoded UTF-8. Encode keys with encodeURIComponent.',
+      );
+    case 'FST_ERR_MAX_PARAM_LENGTH':
+      return new TesseraError('INVALID_KEY', `The key is longer than the 1024 bytes of UTF-8 a key may have.`);
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
       return new TesseraError('INVALID_JSON', `The body is not valid JSON: ${err.message}`);
   }
