@@ -22,7 +22,11 @@ export function send(
   base: string,
   method: string,
   path: string,
-  options: { body?: Uint8Array | string; headers?: Record<string, string | string[]>; timeoutMs?: number } = {},
+  options: {
+    body?: Uint8Array | string;
+    headers?: Record<string, string | string[]>;
+    timeoutMs?: number;
+  } = {},
 ): Promise<RawReply> {
   const url = new URL(base);
   return new Promise((resolve, reject) => {
@@ -59,11 +63,12 @@ export function send(
   });
 }
 
-/** Writes `bytes` to a fresh connection and reads until the node closes it (or `timeoutMs`). */
+/** Writes `bytes` to a fresh connection and reads until the node closes it (or `timeoutMs`); `closed` says which. */
 export function sendRaw(
   base: string,
   bytes: Uint8Array | string,
   timeoutMs = 5_000,
+  options: { end?: boolean } = {},
 ): Promise<{ text: string; closed: boolean }> {
   const url = new URL(base);
   return new Promise((resolve) => {
@@ -79,23 +84,30 @@ export function sendRaw(
     socket.on('close', () => finish(true));
     socket.on('error', () => finish(true));
     socket.write(bytes);
+    // Half-close: a request cut short is answered (or dropped) at once instead of waited for.
+    if (options.end === true) socket.end();
   });
 }
 
-/** The status and JSON body of the first response in raw socket output. */
-export function parseRaw(text: string): { status: number; body: unknown } | undefined {
-  const match = /^HTTP\/1\.1 (\d{3})[^\r]*\r\n([\s\S]*?)\r\n\r\n([\s\S]*)$/.exec(text);
-  if (match === null) return undefined;
-  const length = /content-length:\s*(\d+)/i.exec(match[2]!);
-  const rest = match[3]!;
-  const bodyText = length === null ? rest : rest.slice(0, Number(length[1]));
-  let body: unknown;
-  try {
-    body = JSON.parse(bodyText);
-  } catch {
-    body = bodyText;
+/** The status and body (JSON when it parses) of each response in raw socket output. */
+export function parseRaw(text: string): { status: number; body: unknown }[] {
+  const replies: { status: number; body: unknown }[] = [];
+  let rest = text;
+  for (;;) {
+    const head = /^HTTP\/1\.[01] (\d{3})[^\r]*\r\n([\s\S]*?)\r\n\r\n/.exec(rest);
+    if (head === null) return replies;
+    const length = /(?:^|\r\n)content-length:\s*(\d+)/i.exec(head[2]!);
+    const after = rest.slice(head[0].length);
+    const bodyText = length === null ? after : after.slice(0, Number(length[1]));
+    let body: unknown;
+    try {
+      body = JSON.parse(bodyText);
+    } catch {
+      body = bodyText;
+    }
+    replies.push({ status: Number(head[1]), body });
+    rest = after.slice(bodyText.length);
   }
-  return { status: Number(match[1]), body };
 }
 
 /** Fails unless `body` is `{ error: { code, message, details? } }` with the status of `code`. */
@@ -120,9 +132,10 @@ export function expectClientReply(reply: RawReply, context: string, overloadOk =
   }
   if (reply.status >= 500) {
     const code = (body as { error?: { code?: unknown } } | undefined)?.error?.code;
-    expect(overloadOk && code === 'OVERLOADED', `${context}: ${reply.status} ${reply.text.slice(0, 300)}`).toBe(
-      true,
-    );
+    expect(
+      overloadOk && code === 'OVERLOADED',
+      `${context}: ${reply.status} ${reply.text.slice(0, 300)}`,
+    ).toBe(true);
   }
   if (reply.status >= 400) expectErrorShape(reply.status, body, context);
   return body;

@@ -19,7 +19,10 @@ export function clientErrorOf(err: Error & { code?: string }): TesseraError | un
         'The request was not received in time (httpHeadersTimeoutMs / httpRequestTimeoutMs); send it whole, without pauses.',
       );
     case 'HPE_HEADER_OVERFLOW':
-      return new TesseraError('HEADERS_TOO_LARGE', 'The request headers are larger than 16 KiB; send fewer or shorter headers.');
+      return new TesseraError(
+        'HEADERS_TOO_LARGE',
+        'The request headers are larger than 16 KiB; send fewer or shorter headers.',
+      );
     default:
       return new TesseraError(
         'BAD_REQUEST',
