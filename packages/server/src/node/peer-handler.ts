@@ -6,6 +6,7 @@ import {
   type ClusterState,
   checkReceivedState,
   decodeState,
+  isJsonText,
   type Member,
   TesseraError,
   withMember,
@@ -65,6 +66,10 @@ export class PeerHandler implements PeerApi {
   }
 
   async coordinate(request: CoordinateRequest): Promise<CoordinateReply> {
+    // Values are spliced into HTTP responses as they are: only JSON text may be stored.
+    if (request.value !== undefined && !isJsonText(request.value)) {
+      throw new TesseraError('BAD_REQUEST', 'The forwarded value is not UTF-8 JSON text.');
+    }
     const context = await this.require().coordinator.write(request.key, {
       value: request.value,
       forwarded: true,

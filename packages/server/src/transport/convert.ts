@@ -9,7 +9,6 @@ import {
   type ErrorCode,
   type ErrorDetails,
   HISTORY_MAX,
-  isJsonText,
   levelWidth,
   MERKLE_BUCKETS,
   MERKLE_LEAF_LEVEL,
@@ -156,8 +155,7 @@ export const replicateRequestSchema = z.object({
 /** A proto `CoordinateRequest` in, the `PeerApi` one out. */
 export const coordinateRequestSchema = z.object({
   key: keySchema,
-  // Values are spliced into HTTP responses as they are: only JSON text may be stored.
-  value: bytesSchema.refine(isJsonText, 'must be UTF-8 JSON text').optional(),
+  value: bytesSchema.optional(),
   context: z.string().max(CONTEXT_CHARS_MAX).optional(),
   w: z.int().min(1).max(QUORUM_MAX).optional(),
   timeoutMs: z.int().min(1).max(TIMEOUT_MS_MAX),
