@@ -49,6 +49,8 @@ export const configSchema = z
     peerRetryMs: z.number().int().min(50).max(60_000).default(2_000),
     /** Requests coordinated at once by this node; past it, new ones get 503. */
     inflightMax: z.number().int().min(1).max(100_000).default(5_000),
+    /** Peer gRPC calls served at once; past it a call is refused with OVERLOADED. */
+    peerInflightMax: z.number().int().min(1).max(1_000_000).default(10_000),
     /** HTTP connections open at once; a connection past it is closed as it arrives (see docs/operations.md). */
     httpConnectionsMax: z.number().int().min(1).max(1_000_000).default(10_000),
     /** A client must send a request's headers within this, or gets 408 and is disconnected (slowloris). */
