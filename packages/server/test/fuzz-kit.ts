@@ -36,7 +36,7 @@ export function send(
         port: url.port,
         method,
         path,
-        agent,
+        agent: options.ownConnection === true ? false : agent,
         headers: {
           ...(options.body === undefined ? {} : { 'content-length': Buffer.byteLength(options.body) }),
           ...options.headers,
