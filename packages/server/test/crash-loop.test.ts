@@ -137,7 +137,7 @@ describe('crash safety', () => {
     );
     // Every acknowledged write reads back, and the node that was down holds those it replicates.
     expect(await lostWrites(n0.url, load.acked)).toEqual([]);
-    const mine = [];
+    const mine: string[] = [];
     for (const key of load.acked.keys())
       if ((await preferenceList(n0.url, key)).slice(0, 3).includes('n3')) mine.push(key);
     expect(mine.length).toBeGreaterThan(0);

@@ -26,6 +26,8 @@ export function send(
     body?: Uint8Array | string;
     headers?: Record<string, string | string[]>;
     timeoutMs?: number;
+    /** A connection of its own per request instead of the shared keep-alive pool of 16. */
+    ownConnection?: boolean;
   } = {},
 ): Promise<RawReply> {
   const url = new URL(base);
