@@ -14,7 +14,7 @@ export type Fault =
   | { kind: 'refuse' }
   | { kind: 'reset' }
   | { kind: 'hang' }
-  | { kind: 'error'; status: number; code: string; once?: boolean };
+  | { kind: 'error'; status: number; code: string; once?: boolean; retryAfter?: string };
 
 export interface FakeNodesOptions {
   readonly ids: readonly string[];
@@ -65,7 +65,10 @@ export class FakeNodes implements Transport {
     }
     if (fault?.kind === 'error') {
       if (fault.once === true) this.faults.delete(nodeId);
-      return json(fault.status, { error: { code: fault.code, message: `fake ${fault.code}` } });
+      return {
+        ...json(fault.status, { error: { code: fault.code, message: `fake ${fault.code}` } }),
+        ...(fault.retryAfter === undefined ? {} : { retryAfter: fault.retryAfter }),
+      };
     }
     return this.answer(nodeId, req, url);
   }

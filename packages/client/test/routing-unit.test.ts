@@ -169,6 +169,19 @@ describe('retries only where safe', () => {
     expect(blind).toMatchObject({ code: 'CONNECTION_FAILED', maybeApplied: true });
   });
 
+  it('waits for Retry-After before resending to an overloaded node when it has no other, and gives up after `retries`', async () => {
+    const { fake, client } = setup({ ids: ['a'], n: 1 });
+    await client.refreshRing();
+    fake.faults.set('a', { kind: 'error', status: 503, code: 'OVERLOADED', once: true, retryAfter: '0.2' });
+    const started = Date.now();
+    await client.put('k', 'v');
+    expect(Date.now() - started).toBeGreaterThanOrEqual(190);
+    expect(fake.log.filter((l) => l.method === 'PUT')).toHaveLength(2);
+    fake.faults.set('a', { kind: 'error', status: 503, code: 'OVERLOADED', retryAfter: '0.05' });
+    const err = await failure(client.put('k', 'w', { retries: 2 }));
+    expect(err).toMatchObject({ code: 'OVERLOADED', attempts: 3, retryAfterMs: 50, maybeApplied: false });
+  });
+
   it('gives up after `retries` extra attempts', async () => {
     const { fake, client } = setup();
     for (const id of IDS) fake.faults.set(id, { kind: 'error', status: 503, code: 'TIMEOUT' });

@@ -59,6 +59,16 @@ export const ERROR_CODES = {
     grpc: GrpcStatus.RESOURCE_EXHAUSTED,
     summary: 'The value or the request body is larger than allowed.',
   },
+  REQUEST_TOO_SLOW: {
+    http: 408,
+    grpc: GrpcStatus.DEADLINE_EXCEEDED,
+    summary: 'The client did not send the whole request in time; the node closed the connection.',
+  },
+  HEADERS_TOO_LARGE: {
+    http: 431,
+    grpc: GrpcStatus.RESOURCE_EXHAUSTED,
+    summary: 'The request headers are larger than the node accepts (16 KiB).',
+  },
   UNSUPPORTED_MEDIA_TYPE: {
     http: 415,
     grpc: GrpcStatus.INVALID_ARGUMENT,

@@ -8,5 +8,6 @@ export * from './merkle.js';
 export * from './ring.js';
 export * from './ring-change.js';
 export * from './sloppy-quorum.js';
+export * from './state-check.js';
 export * from './transfer-plan.js';
 export * from './versions.js';

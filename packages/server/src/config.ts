@@ -53,6 +53,18 @@ export const configSchema = z
     peerRetryMs: z.number().int().min(50).max(60_000).default(2_000),
     /** Requests coordinated at once by this node; past it, new ones get 503. */
     inflightMax: z.number().int().min(1).max(100_000).default(5_000),
+    /** Peer gRPC calls served at once; past it a call is refused with OVERLOADED. */
+    peerInflightMax: z.number().int().min(1).max(1_000_000).default(10_000),
+    /** HTTP connections open at once; a connection past it is closed as it arrives (see docs/operations.md). */
+    httpConnectionsMax: z.number().int().min(1).max(1_000_000).default(10_000),
+    /** A client must send a request's headers within this, or gets 408 and is disconnected (slowloris). */
+    httpHeadersTimeoutMs: z.number().int().min(100).max(600_000).default(10_000),
+    /** A client must send a whole request, body included, within this. */
+    httpRequestTimeoutMs: z.number().int().min(100).max(600_000).default(30_000),
+    /** A connection with no traffic either way for this long is closed; keep it above the longest request deadline. */
+    httpIdleTimeoutMs: z.number().int().min(100).max(3_600_000).default(60_000),
+    /** An idle keep-alive connection is closed after this. */
+    httpKeepAliveTimeoutMs: z.number().int().min(100).max(3_600_000).default(72_000),
     /** Hints held for down replicas, at most; past it new hints are refused (see docs/operations.md). */
     hintsMax: z.number().int().min(1).max(10_000_000).default(100_000),
     hintBytesMax: z
@@ -113,6 +125,9 @@ export const configSchema = z
   })
   .strict()
   .refine((c) => c.r <= c.n && c.w <= c.n, { message: 'r and w must be at most n' })
+  .refine((c) => c.httpHeadersTimeoutMs <= c.httpRequestTimeoutMs, {
+    message: 'httpHeadersTimeoutMs must be at most httpRequestTimeoutMs',
+  })
   .refine((c) => c.hintTtlMs < c.tombstoneGraceMs, {
     message: 'hintTtlMs must be below tombstoneGraceMs, or a late hint could bring a collected delete back',
   });

@@ -17,6 +17,9 @@ import {
 } from './retry.js';
 import type { RequestStats } from './stats.js';
 
+/** The longest a retry waits for a node's Retry-After. */
+export const RETRY_AFTER_WAIT_MAX_MS = 5_000;
+
 export interface RequestSpec {
   readonly method: HttpMethod;
   readonly key: string | undefined;
@@ -78,8 +81,9 @@ export class Requester {
       this.record(spec, route, attempt, startedMs, error.status, error.code);
       if (nodeFailed(error)) this.router.markFailed(route.url, error.retryAfterMs);
       if (attempt > settings.retries || !retryable(error, spec.safety)) throw error;
+      routes = this.router.order(spec.key, spec.prefer);
       try {
-        await sleep(backoffMs(attempt - 1, settings.backoff), settings.signal);
+        await sleep(this.waitMs(attempt, error, routes, settings), settings.signal);
       } catch (reason) {
         throw new TesseraError('ABORTED', 'The call was aborted by its AbortSignal.', {
           ...(spec.key === undefined ? {} : { key: spec.key }),
@@ -88,8 +92,24 @@ export class Requester {
           cause: reason,
         });
       }
-      routes = this.router.order(spec.key, spec.prefer);
     }
+  }
+
+  /**
+   * The jittered backoff; but when every node is being avoided (a single node said Retry-After,
+   * or all did), at least the Retry-After the failed node asked for, up to RETRY_AFTER_WAIT_MAX_MS.
+   */
+  private waitMs(
+    attempt: number,
+    error: TesseraError,
+    routes: readonly Route[],
+    settings: SendSettings,
+  ): number {
+    const backoff = backoffMs(attempt - 1, settings.backoff);
+    if (error.retryAfterMs === undefined) return backoff;
+    const down = new Set(this.router.down());
+    if (!routes.every((r) => down.has(r.url))) return backoff;
+    return Math.max(backoff, Math.min(error.retryAfterMs, RETRY_AFTER_WAIT_MAX_MS));
   }
 
   private record(

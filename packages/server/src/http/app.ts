@@ -13,6 +13,7 @@ import Fastify, {
 } from 'fastify';
 import type { Logger } from '../logger.js';
 import type { TesseraNode } from '../node/node.js';
+import { handleClientError } from './client-errors.js';
 import { registerClusterRoutes } from './cluster-routes.js';
 import { registerFaultRoutes } from './fault-routes.js';
 import { registerKvRoutes } from './kv-routes.js';
@@ -27,10 +28,14 @@ export function createHttpApp(node: TesseraNode, log: Logger): FastifyInstance {
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: node.config.valueBytesMax + BODY_OVERHEAD_BYTES,
     routerOptions: { maxParamLength: 8 * 1024 },
-    connectionTimeout: 60_000,
-    requestTimeout: 120_000,
+    ...connectionLimits(node),
     return503OnClosing: true,
+    clientErrorHandler: handleClientError,
+    // Errors before routing (a path that is not percent-encoded UTF-8) get the same coded answers.
+    frameworkErrors: (err, _req, reply) => sendError(reply, toTesseraError(err, log)),
   });
+  app.server.maxConnections = node.config.httpConnectionsMax;
+  app.server.on('drop', () => node.metrics.connectionsDropped.inc());
   // JSON only: a text body is a mistake worth a clear 415, not a string value.
   app.removeContentTypeParser('text/plain');
   app.setErrorHandler((err: FastifyError, _req, reply) => sendError(reply, toTesseraError(err, log)));
@@ -48,6 +53,24 @@ export function createHttpApp(node: TesseraNode, log: Logger): FastifyInstance {
   registerUiRoute(app);
   registerFaultRoutes(app, node);
   return app;
+}
+
+/** Timeouts that cut off clients too slow to send a request (slowloris) or idle too long. */
+function connectionLimits(node: TesseraNode) {
+  const c = node.config;
+  return {
+    connectionTimeout: c.httpIdleTimeoutMs,
+    keepAliveTimeout: c.httpKeepAliveTimeoutMs,
+    requestTimeout: c.httpRequestTimeoutMs,
+    http: {
+      requestTimeout: c.httpRequestTimeoutMs,
+      headersTimeout: c.httpHeadersTimeoutMs,
+      // How often node checks those two deadlines (its default, 30 s, would let a slow client linger).
+      connectionsCheckingInterval: Math.min(1_000, c.httpHeadersTimeoutMs),
+      // Node answers a request without Host with a bare 400 of its own; no route here needs Host.
+      requireHostHeader: false,
+    },
+  };
 }
 
 export function sendError(reply: FastifyReply, err: TesseraError): FastifyReply {
@@ -78,6 +101,16 @@ function toTesseraError(err: FastifyError, log: Logger): TesseraError {
       return new TesseraError(
         'INVALID_JSON',
         'The body is empty but Content-Type says JSON. Send a JSON object, or no Content-Type.',
+      );
+    case 'FST_ERR_BAD_URL':
+      return new TesseraError(
+        'BAD_REQUEST',
+        'The URL path is not valid percent-encoded UTF-8. Encode keys with encodeURIComponent.',
+      );
+    case 'FST_ERR_MAX_PARAM_LENGTH':
+      return new TesseraError(
+        'INVALID_KEY',
+        `The key is longer than the 1024 bytes of UTF-8 a key may have.`,
       );
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
       return new TesseraError('INVALID_JSON', `The body is not valid JSON: ${err.message}`);

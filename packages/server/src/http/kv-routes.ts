@@ -16,9 +16,13 @@ type Op = 'get' | 'put' | 'delete' | 'get_local';
 
 export function registerKvRoutes(app: FastifyInstance, node: TesseraNode): void {
   let inflight = 0;
-  const guarded =
-    (op: Op, handler: (req: FastifyRequest, reply: FastifyReply) => Promise<unknown>) =>
-    async (req: FastifyRequest, reply: FastifyReply): Promise<unknown> => {
+  /**
+   * Admission, in `onRequest`: a request past inflightMax is refused before its body is read, and
+   * one admitted counts until its response is done or its connection dropped, body reading included.
+   */
+  const admit =
+    (op: Op) =>
+    async (_req: FastifyRequest, reply: FastifyReply): Promise<void> => {
       if (inflight >= node.config.inflightMax) {
         node.metrics.requests.inc({ op, outcome: 'OVERLOADED' });
         throw new TesseraError(
@@ -28,6 +32,14 @@ export function registerKvRoutes(app: FastifyInstance, node: TesseraNode): void 
       }
       inflight++;
       node.metrics.inflight.set(inflight);
+      reply.raw.once('close', () => {
+        inflight--;
+        node.metrics.inflight.set(inflight);
+      });
+    };
+  const guarded =
+    (op: Op, handler: (req: FastifyRequest, reply: FastifyReply) => Promise<unknown>) =>
+    async (req: FastifyRequest, reply: FastifyReply): Promise<unknown> => {
       const end = node.metrics.latency.startTimer({ op });
       const startedMs = performance.now();
       try {
@@ -38,8 +50,6 @@ export function registerKvRoutes(app: FastifyInstance, node: TesseraNode): void 
         node.metrics.requests.inc({ op, outcome: TesseraError.is(err) ? err.code : 'INTERNAL' });
         throw err;
       } finally {
-        inflight--;
-        node.metrics.inflight.set(inflight);
         end();
         node.admission.recordForeground(performance.now() - startedMs);
       }
@@ -47,14 +57,17 @@ export function registerKvRoutes(app: FastifyInstance, node: TesseraNode): void 
 
   app.get(
     '/v1/kv/:key',
+    { onRequest: admit('get') },
     guarded('get', (req, reply) => getKey(node, req, reply)),
   );
   app.put(
     '/v1/kv/:key',
+    { onRequest: admit('put') },
     guarded('put', (req) => putKey(node, req)),
   );
   app.delete(
     '/v1/kv/:key',
+    { onRequest: admit('delete') },
     guarded('delete', (req) => deleteKey(node, req)),
   );
 }

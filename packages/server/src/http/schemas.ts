@@ -26,13 +26,32 @@ export const writeQuerySchema = z
   })
   .strict();
 
+/** Arrays and objects nested in a value, at most (deeper ones would overflow the stack when serialized). */
+export const VALUE_DEPTH_MAX = 100;
+
 export const putBodySchema = z
   .object({ value: z.unknown(), context: z.string().max(16_384).optional() })
   .strict()
   .refine((b) => b.value !== undefined, {
     message: 'value is required (use null for an explicit null)',
     path: ['value'],
+  })
+  .refine((b) => depthWithin(b.value, VALUE_DEPTH_MAX), {
+    message: `value nests arrays and objects more than ${VALUE_DEPTH_MAX} levels deep`,
+    path: ['value'],
   });
+
+/** Whether `value` nests at most `max` levels of arrays and objects (iterative: no recursion to overflow). */
+export function depthWithin(value: unknown, max: number): boolean {
+  const pending: Array<[unknown, number]> = [[value, 0]];
+  for (let item = pending.pop(); item !== undefined; item = pending.pop()) {
+    const [v, depth] = item;
+    if (typeof v !== 'object' || v === null) continue;
+    if (depth + 1 > max) return false;
+    for (const child of Array.isArray(v) ? v : Object.values(v)) pending.push([child, depth + 1]);
+  }
+  return true;
+}
 
 export const deleteBodySchema = z.object({ context: z.string().max(16_384).optional() }).strict();
 

@@ -27,6 +27,11 @@ export class NodeMetrics {
     help: 'Client requests being served right now.',
     registers: [this.registry],
   });
+  readonly connectionsDropped = new Counter({
+    name: 'tessera_http_connections_dropped_total',
+    help: 'HTTP connections closed on arrival because httpConnectionsMax were open.',
+    registers: [this.registry],
+  });
   readonly peersDown = new Gauge({
     name: 'tessera_peers_down',
     help: 'Peers this node currently believes are down.',

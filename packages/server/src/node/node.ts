@@ -115,6 +115,7 @@ export class TesseraNode {
       host: peerHost,
       port: peerPort,
       logger: log.child({ component: 'grpc' }),
+      inflightMax: config.peerInflightMax,
       transfer: source,
     });
     closers.push(() => server.close());

@@ -2,7 +2,15 @@
  * What this node does for its peers: replica reads and writes, forwarded writes, gossip, joins.
  * The gRPC server validated the shapes; contents are validated here as they are decoded.
  */
-import { type ClusterState, decodeState, type Member, TesseraError, withMember } from '@tessera/core';
+import {
+  type ClusterState,
+  checkReceivedState,
+  decodeState,
+  isJsonText,
+  type Member,
+  TesseraError,
+  withMember,
+} from '@tessera/core';
 import type { MerkleResponder } from '../anti-entropy/responder.js';
 import type { ClusterView } from '../cluster/cluster-view.js';
 import type { Coordinator } from '../coordinator/coordinator.js';
@@ -52,11 +60,16 @@ export class PeerHandler implements PeerApi {
   async replicate(key: string, state: Uint8Array, hint?: string): Promise<void> {
     const serving = this.require();
     const decoded = decodeState(state, DECODE_LIMITS);
+    checkReceivedState(decoded);
     if (hint === undefined || hint === this.self) await serving.store.merge(key, decoded);
     else await serving.hints.add(hint, key, decoded);
   }
 
   async coordinate(request: CoordinateRequest): Promise<CoordinateReply> {
+    // Values are spliced into HTTP responses as they are: only JSON text may be stored.
+    if (request.value !== undefined && !isJsonText(request.value)) {
+      throw new TesseraError('BAD_REQUEST', 'The forwarded value is not UTF-8 JSON text.');
+    }
     const context = await this.require().coordinator.write(request.key, {
       value: request.value,
       forwarded: true,

@@ -295,6 +295,11 @@ export class ReplicaStore {
     return `${this.locate(key).dataKey}\u0000`;
   }
 
+  /** Q, the partitions this store is laid out for. */
+  get partitionCount(): number {
+    return this.options.partitionCount;
+  }
+
   private checkPartition(partition: number): void {
     if (!Number.isInteger(partition) || partition < 0 || partition >= this.options.partitionCount) {
       throw new TesseraError(

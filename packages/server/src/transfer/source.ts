@@ -22,6 +22,13 @@ export class PartitionSource implements TransferSource {
     const store = this.store;
     if (store === undefined)
       throw new TesseraError('NODE_NOT_READY', 'This node is still starting; retry shortly.');
+    if (request.partition >= store.partitionCount) {
+      throw new TesseraError(
+        'CLUSTER_MISMATCH',
+        `Partition ${request.partition} does not exist: this cluster has ${store.partitionCount} partitions.`,
+        { partition: request.partition, partitionCount: store.partitionCount },
+      );
+    }
     const options =
       request.afterKey === undefined
         ? { limit: request.keysMax }

@@ -48,6 +48,8 @@ export interface PeerServerOptions {
   readonly logger: Logger;
   /** Largest request accepted; default 4 MiB. */
   readonly messageBytesMax?: number;
+  /** Calls served at once; past it a call is refused with OVERLOADED. Default 10000. */
+  readonly inflightMax?: number;
   /** Serves partition transfers (paper 4.9) when given. */
   readonly transfer?: TransferSource;
 }
@@ -70,28 +72,29 @@ export async function startPeerServer(
   const server = new Server({
     'grpc.max_receive_message_length': options.messageBytesMax ?? MESSAGE_BYTES_MAX_DEFAULT,
   });
+  const calls: Calls = { log, inflight: 0, max: options.inflightMax ?? INFLIGHT_MAX_DEFAULT };
   server.addService(peerService, {
-    read: unary(peerService.read, readRequestSchema, log, async ({ key }) => {
+    read: unary(peerService.read, readRequestSchema, calls, async ({ key }) => {
       const state = await handler.read(key);
       return state === undefined ? NOT_FOUND : { found: true, state };
     }),
-    replicate: unary(peerService.replicate, replicateRequestSchema, log, async ({ key, state, hint }) => {
+    replicate: unary(peerService.replicate, replicateRequestSchema, calls, async ({ key, state, hint }) => {
       await handler.replicate(key, state, hint);
       return REPLICATED;
     }),
-    coordinate: unary(peerService.coordinate, coordinateRequestSchema, log, (request) =>
+    coordinate: unary(peerService.coordinate, coordinateRequestSchema, calls, (request) =>
       handler.coordinate(request),
     ),
-    gossip: unary(peerService.gossip, gossipRequestSchema, log, async ({ state }) => ({
+    gossip: unary(peerService.gossip, gossipRequestSchema, calls, async ({ state }) => ({
       state: clusterStateToProto(await handler.gossip(state)),
     })),
-    join: unary(peerService.join, joinRequestSchema, log, async ({ member }) => ({
+    join: unary(peerService.join, joinRequestSchema, calls, async ({ member }) => ({
       state: clusterStateToProto(await handler.join(member)),
     })),
-    merkleHashes: unary(peerService.merkleHashes, merkleHashesRequestSchema, log, async (request) => ({
+    merkleHashes: unary(peerService.merkleHashes, merkleHashesRequestSchema, calls, async (request) => ({
       hashes: await handler.merkleHashes(request.partition, request.level, request.indices),
     })),
-    merkleKeys: unary(peerService.merkleKeys, merkleKeysRequestSchema, log, (request) =>
+    merkleKeys: unary(peerService.merkleKeys, merkleKeysRequestSchema, calls, (request) =>
       handler.merkleKeys(request),
     ),
   });
@@ -111,16 +114,40 @@ export async function startPeerServer(
   };
 }
 
+const INFLIGHT_MAX_DEFAULT = 10_000;
+
+/** What every method of one server shares: its log and its count of calls being served. */
+interface Calls {
+  readonly log: Logger;
+  inflight: number;
+  readonly max: number;
+}
+
 /** One RPC: decode, validate and convert the request, run the handler, answer or map its error. */
 function unary<Req, Res, S extends z.ZodType>(
   method: PeerMethod<Req, Res>,
   schema: S,
-  log: Logger,
+  calls: Calls,
   run: (request: z.output<S>) => Promise<Res>,
 ): handleUnaryCall<Req | DecodeFailure, Res> {
+  const { log } = calls;
   const name = method.path.slice(method.path.lastIndexOf('/') + 1);
   const what = `Peer ${name} request`;
   const handle = async (request: Req | DecodeFailure): Promise<Res> => {
+    if (calls.inflight >= calls.max) {
+      throw new TesseraError(
+        'OVERLOADED',
+        `This node is serving ${calls.inflight} peer calls, its limit (peerInflightMax). Retry shortly.`,
+      );
+    }
+    calls.inflight++;
+    try {
+      return await validated(request);
+    } finally {
+      calls.inflight--;
+    }
+  };
+  const validated = async (request: Req | DecodeFailure): Promise<Res> => {
     if (request instanceof DecodeFailure) {
       const reason = request.cause instanceof Error ? `: ${request.cause.message.slice(0, 200)}` : '';
       throw new TesseraError('BAD_REQUEST', `${what} is not a valid protobuf message${reason}.`);

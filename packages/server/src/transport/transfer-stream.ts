@@ -12,12 +12,12 @@ import {
   type ServiceError,
   status,
 } from '@grpc/grpc-js';
-import { ERROR_CODES, TesseraError } from '@tessera/core';
+import { ERROR_CODES, PARTITION_COUNT_MAX, TesseraError } from '@tessera/core';
 import { z } from 'zod';
 import type { Logger } from '../logger.js';
 import { parseWire } from './convert.js';
 import * as pb from './generated/tessera/peer/v1/peer.js';
-import { CODE_METADATA, MESSAGE_BYTES_MAX_DEFAULT } from './service.js';
+import { CODE_METADATA, DecodeFailure, MESSAGE_BYTES_MAX_DEFAULT } from './service.js';
 
 export interface TransferEntry {
   readonly key: string;
@@ -38,7 +38,10 @@ export interface TransferSource {
 }
 
 const requestSchema = z.object({
-  partition: z.int().min(0),
+  partition: z
+    .int()
+    .min(0)
+    .max(PARTITION_COUNT_MAX - 1),
   afterKey: z.string().max(4096).optional(),
   keysMax: z.int().min(1).max(100_000),
 });
@@ -46,13 +49,24 @@ const requestSchema = z.object({
 const entrySchema = z.object({ key: z.string().min(1), state: z.instanceof(Uint8Array) });
 
 const definition = {
-  transferPartition: { ...pb.PeerService.transferPartition, originalName: 'TransferPartition' },
+  transferPartition: {
+    ...pb.PeerService.transferPartition,
+    originalName: 'TransferPartition',
+    // Bytes that do not decode become a BAD_REQUEST answer; a throwing deserializer would be INTERNAL.
+    requestDeserialize: (bytes: Buffer): pb.TransferPartitionRequest | DecodeFailure => {
+      try {
+        return pb.TransferPartitionRequest.decode(bytes);
+      } catch (error) {
+        return new DecodeFailure(error);
+      }
+    },
+  },
 };
 
 export function addTransferService(server: Server, source: TransferSource, log: Logger): void {
   server.addService(definition, {
     transferPartition: (
-      call: ServerWritableStream<pb.TransferPartitionRequest, pb.TransferPartitionResponse>,
+      call: ServerWritableStream<pb.TransferPartitionRequest | DecodeFailure, pb.TransferPartitionResponse>,
     ) => {
       void serve(call, source).catch((err: unknown) => {
         const code = TesseraError.is(err) ? err.code : 'INTERNAL';
@@ -60,7 +74,10 @@ export function addTransferService(server: Server, source: TransferSource, log: 
         const metadata = new Metadata();
         metadata.set(CODE_METADATA, code);
         const message = err instanceof Error ? err.message : String(err);
-        call.destroy(
+        // 'error' makes grpc-js end the call with this status; destroy() would end it with none,
+        // leaving the receiver waiting for its deadline.
+        call.emit(
+          'error',
           Object.assign(new Error(message), { code: ERROR_CODES[code].grpc, details: message, metadata }),
         );
       });
@@ -69,9 +86,12 @@ export function addTransferService(server: Server, source: TransferSource, log: 
 }
 
 async function serve(
-  call: ServerWritableStream<pb.TransferPartitionRequest, pb.TransferPartitionResponse>,
+  call: ServerWritableStream<pb.TransferPartitionRequest | DecodeFailure, pb.TransferPartitionResponse>,
   source: TransferSource,
 ): Promise<void> {
+  if (call.request instanceof DecodeFailure) {
+    throw new TesseraError('BAD_REQUEST', 'TransferPartition request is not a valid protobuf message.');
+  }
   const request = parseWire(requestSchema, call.request, 'BAD_REQUEST', 'TransferPartition request');
   for await (const entries of source.page(request)) {
     if (call.cancelled) return;
