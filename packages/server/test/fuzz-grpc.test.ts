@@ -98,6 +98,50 @@ function call(path: string, bytes: Uint8Array, stream: boolean): Promise<Outcome
   });
 }
 
+/**
+ * One replication-pipe stream carrying the bytes as one message. Calls refused inside the stream
+ * come back as PipeErrors: the first one (or an INTERNAL one) stands for the outcome.
+ */
+function callPipe(bytes: Uint8Array): Promise<Outcome> {
+  const identity = (b: Buffer): Buffer => b;
+  return new Promise((resolve) => {
+    let refused: Outcome | undefined;
+    const stream = client.makeBidiStreamRequest(
+      pb.PeerService.pipe.path,
+      identity,
+      identity,
+      new Metadata(),
+      {
+        deadline: Date.now() + CALL_TIMEOUT_MS,
+      },
+    );
+    stream.on('data', (data: Buffer) => {
+      for (const reply of pb.PipeReplies.decode(data).replies) {
+        if (reply.error === undefined || refused?.tesseraCode === 'INTERNAL') continue;
+        refused = {
+          code: status.INVALID_ARGUMENT,
+          tesseraCode: reply.error.code,
+          details: reply.error.message,
+        };
+      }
+    });
+    stream.on('error', (err: ServiceError) =>
+      resolve({
+        code: err.code,
+        tesseraCode: err.metadata?.get('tessera-code')[0]?.toString(),
+        details: err.details,
+      }),
+    );
+    stream.on('end', () => resolve(refused ?? { code: status.OK, tesseraCode: undefined, details: '' }));
+    stream.write(Buffer.from(bytes));
+    stream.end();
+  });
+}
+
+function callCase(c: MethodCase, bytes: Uint8Array): Promise<Outcome> {
+  return c.bidi === true ? callPipe(bytes) : call(c.path, bytes, c.stream === true);
+}
+
 /** Codes a node may answer a hostile or broken peer with; never INTERNAL or UNKNOWN. */
 const ACCEPTABLE = new Set<number>([
   status.OK,
@@ -228,6 +272,8 @@ interface MethodCase {
   readonly name: string;
   readonly path: string;
   readonly stream?: boolean;
+  /** A bidirectional stream (the replication pipe): the bytes are sent as one message. */
+  readonly bidi?: boolean;
   /** Well-formed requests with field values from plausible to absurd. */
   readonly requests: fc.Arbitrary<Uint8Array>;
 }
@@ -306,6 +352,21 @@ const METHODS: readonly MethodCase[] = [
       .record({ partition: u32, afterKey: fc.option(weirdString, { nil: undefined }), keysMax: u32 })
       .map(encoded(pb.TransferPartitionRequest)),
   },
+  {
+    name: 'Pipe',
+    path: pb.PeerService.pipe.path,
+    bidi: true,
+    requests: fc
+      .array(
+        fc.record({
+          id: u32,
+          read: fc.option(fc.record({ key }), { nil: undefined }),
+          replicate: fc.option(fc.record({ key, state: stateBytes }), { nil: undefined }),
+        }),
+        { maxLength: 8 },
+      )
+      .map((calls) => encoded(pb.PipeBatch)({ calls })),
+  },
 ];
 
 /** Random bytes, or a request of the method truncated or with bytes flipped. */
@@ -327,12 +388,13 @@ function broken(requests: fc.Arbitrary<Uint8Array>): fc.Arbitrary<Uint8Array> {
 }
 
 describe('peer gRPC fuzzing', () => {
-  describe.each(METHODS)('$name', ({ name, path, stream, requests }) => {
+  describe.each(METHODS)('$name', (method) => {
+    const { name, requests } = method;
     it('answers well-formed requests with absurd field values without INTERNAL', async () => {
       await fc.assert(
         fc.asyncProperty(requests, async (request) => {
           expectAnswered(
-            await call(path, request, stream === true),
+            await callCase(method, request),
             `${name} ${Buffer.from(request).toString('hex').slice(0, 120)}`,
           );
         }),
@@ -344,7 +406,7 @@ describe('peer gRPC fuzzing', () => {
       await fc.assert(
         fc.asyncProperty(broken(requests), async (request) => {
           expectAnswered(
-            await call(path, request, stream === true),
+            await callCase(method, request),
             `${name} ${Buffer.from(request).toString('hex').slice(0, 120)}`,
           );
         }),
@@ -353,7 +415,7 @@ describe('peer gRPC fuzzing', () => {
     });
 
     it('refuses a message above the 4 MiB limit with RESOURCE_EXHAUSTED', async () => {
-      const outcome = await call(path, new Uint8Array(5 * MiB).fill(0x0a), stream === true);
+      const outcome = await callCase(method, new Uint8Array(5 * MiB).fill(0x0a));
       expect(outcome.code).toBe(status.RESOURCE_EXHAUSTED);
     });
   });

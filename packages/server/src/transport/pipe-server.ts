@@ -149,7 +149,9 @@ class PipeStream {
     this.ended = true;
     const metadata = new Metadata();
     metadata.set(CODE_METADATA, 'BAD_REQUEST');
-    this.call.destroy(
+    // 'error' makes grpc-js end the call with this status; destroy() would end it with none.
+    this.call.emit(
+      'error',
       Object.assign(new Error(message), { code: ERROR_CODES.BAD_REQUEST.grpc, details: message, metadata }),
     );
   }
