@@ -18,6 +18,7 @@ import { Coordinator } from '../coordinator/coordinator.js';
 import { Handoff } from '../handoff/handoff.js';
 import { createHttpApp } from '../http/app.js';
 import type { Logger } from '../logger.js';
+import { enforceExposure } from '../security/exposure.js';
 import type { StorageEngine } from '../storage/engine.js';
 import { HintStore } from '../storage/hint-store.js';
 import { LevelEngine } from '../storage/level-engine.js';
@@ -98,6 +99,7 @@ export class TesseraNode {
     log: Logger,
     closers: Array<() => Promise<void>>,
   ): Promise<TesseraNode> {
+    enforceExposure(config, log);
     const engine = await openEngine(config);
     closers.push(() => engine.close());
     const view = new ClusterView(engine);
