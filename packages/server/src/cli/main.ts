@@ -2,6 +2,7 @@
 /** `tessera`: start a node, run a local cluster, or talk to a node's admin API. */
 import { TesseraError } from '@tessera/core';
 import { runAdmin } from './admin.js';
+import { runCerts } from './certs.js';
 import { runClusterUp } from './cluster-up.js';
 import { runStart } from './start.js';
 
@@ -26,6 +27,8 @@ async function main(argv: string[]): Promise<number> {
     case 'admin':
       if (sub !== undefined) return runAdmin(sub, rest);
       break;
+    case 'certs':
+      return runCerts(argv.slice(1));
     case undefined:
     case 'help':
     case '--help':

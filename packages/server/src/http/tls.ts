@@ -1,23 +1,9 @@
 /** HTTPS for the API: the server the fastify app runs on, when the config asks for TLS. */
-import { readFileSync } from 'node:fs';
 import type { Server as HttpServer } from 'node:http';
 import { createServer, type ServerOptions } from 'node:https';
-import { TesseraError } from '@tessera/core';
 import type { FastifyServerFactory } from 'fastify';
 import type { Config } from '../config.js';
-
-/** Reads a PEM file named in the config; the error names the file and the setting, never its content. */
-export function readPem(path: string, what: string): Buffer {
-  try {
-    return readFileSync(path);
-  } catch (err) {
-    const code = (err as { code?: unknown }).code;
-    throw new TesseraError(
-      'BAD_REQUEST',
-      `Cannot read ${what} ${path} (${typeof code === 'string' ? code : 'unreadable'}). Make one with \`tessera certs\` (docs/security.md).`,
-    );
-  }
-}
+import { readPem } from '../security/pem.js';
 
 export function httpsOptions(tls: NonNullable<Config['httpTls']>): ServerOptions {
   return {

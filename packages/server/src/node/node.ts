@@ -26,6 +26,7 @@ import { MemoryEngine } from '../storage/memory-engine.js';
 import { ReplicaStore } from '../storage/replica-store.js';
 import type { MembershipService } from '../transfer/membership-service.js';
 import { PartitionSource } from '../transfer/source.js';
+import { loadPeerSecurity, type PeerSecurity } from '../transport/credentials.js';
 import { createPeerClient } from '../transport/grpc-client.js';
 import { startPeerServer } from '../transport/grpc-server.js';
 import { DotCounter } from './dot-counter.js';
@@ -33,6 +34,7 @@ import { joinThroughSeeds } from './join.js';
 import { startMembership } from './membership-wiring.js';
 import { NodeMetrics, registerBackgroundMetrics } from './metrics.js';
 import { PeerHandler } from './peer-handler.js';
+import { peerServerSecurity } from './peer-security.js';
 
 /** Everything a running node is made of. */
 export interface NodeParts {
@@ -113,15 +115,18 @@ export class TesseraNode {
     const handler = new PeerHandler(config.nodeId, view, log.child({ component: 'peer-handler' }));
     const [peerHost, peerPort] = splitHostPort(config.peer);
     const source = new PartitionSource();
+    const security = loadPeerSecurity(config);
     const server = await startPeerServer(handler, {
       host: peerHost,
       port: peerPort,
       logger: log.child({ component: 'grpc' }),
       transfer: source,
+      security: peerServerSecurity(security, view, log.child({ component: 'peer-guard' })),
     });
     closers.push(() => server.close());
 
-    const state = (await view.load(config.nodeId)) ?? (await TesseraNode.firstState(config, self, view, log));
+    const state =
+      (await view.load(config.nodeId)) ?? (await TesseraNode.firstState(config, self, view, log, security));
     log.info(
       { clusterId: state.clusterId, ringVersion: state.ring.version, members: state.members.length },
       'cluster state ready',
@@ -129,7 +134,11 @@ export class TesseraNode {
 
     const peers = new PeerDirectory(
       config.nodeId,
-      (address) => createPeerClient(address, { logger: log.child({ component: 'peer-client' }) }),
+      (address) =>
+        createPeerClient(address, {
+          logger: log.child({ component: 'peer-client' }),
+          security: security.client,
+        }),
       config.peerRetryMs,
       Date.now,
       log.child({ component: 'peers' }),
@@ -224,12 +233,27 @@ export class TesseraNode {
       seeds: config.seeds,
       seedIntervalMs: config.seedGossipIntervalMs,
       selfPeer: config.peer,
-      connect: (address) => createPeerClient(address, { logger: log.child({ component: 'peer-client' }) }),
+      connect: (address) =>
+        createPeerClient(address, {
+          logger: log.child({ component: 'peer-client' }),
+          security: security.client,
+        }),
     });
     gossip.start();
     closers.push(async () => gossip.stop());
     handler.changed = () => gossip.spread();
-    const membership = startMembership({ config, view, store, engine, peers, admission, gossip, self, log });
+    const membership = startMembership({
+      config,
+      view,
+      store,
+      engine,
+      peers,
+      admission,
+      gossip,
+      self,
+      log,
+      security: security.client,
+    });
     closers.push(async () => membership.stop());
 
     const metrics = new NodeMetrics();
@@ -272,9 +296,15 @@ export class TesseraNode {
     self: Member,
     view: ClusterView,
     log: Logger,
+    security: PeerSecurity,
   ): Promise<ClusterState> {
     if (config.seeds.length > 0) {
-      const joined = await joinThroughSeeds(self, config.seeds, log.child({ component: 'join' }));
+      const joined = await joinThroughSeeds(
+        self,
+        config.seeds,
+        log.child({ component: 'join' }),
+        security.client,
+      );
       await view.set(joined);
       return joined;
     }
