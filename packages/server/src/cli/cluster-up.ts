@@ -99,7 +99,7 @@ Press Ctrl-C to stop the cluster (data stays in the data dirs; run the same comm
 }
 
 /** TLS for HTTP and peers, tokens and the cluster secret, from a `tessera certs --tokens` directory. */
-function secureNodeArgs(certs: string, id: string): { args: string[]; caFile: string } {
+export function secureNodeArgs(certs: string, id: string): { args: string[]; caFile: string } {
   const file = (name: string): string => join(certs, name);
   return {
     caFile: file('ca.pem'),
