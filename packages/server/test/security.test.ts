@@ -11,6 +11,7 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { credentials } from '@grpc/grpc-js';
+import { encodeContext } from '@tessera/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TesseraClient } from '../../client/src/node.js';
 import { secureNodeArgs } from '../src/cli/cluster-up.js';
@@ -148,6 +149,26 @@ describe('a cluster with TLS, tokens and mutual TLS between peers', () => {
     const refused = await cli(['admin', 'status', '--node', nodes[0]!.url, '--ca', join(certs, 'ca.pem')]);
     expect(refused.code).toBe(1);
     expect(refused.out).toContain('UNAUTHENTICATED');
+  });
+});
+
+describe('signed contexts', () => {
+  it('accepts a context a node issued and refuses a forged or unsigned one', async () => {
+    const url = nodes[2]!.url;
+    const path = `${url}/v1/kv/signed`;
+    expect((await call(path, secrets.client, 'PUT', { value: 'a' })).status).toBe(200);
+    const read = (await call(path, secrets.client)).body as { context: string };
+    const tag = read.context.slice(read.context.lastIndexOf('.') + 1);
+    const unsigned = read.context.slice(0, read.context.lastIndexOf('.'));
+    // A context claiming versions nobody wrote, with a tag copied from a real one.
+    const claim = encodeContext('signed', { vv: [{ node: 'n0', counter: 1e9, timestampMs: 0 }], dots: [] });
+    for (const context of [unsigned, `${claim}.${tag}`]) {
+      const refused = await call(path, secrets.client, 'PUT', { value: 'b', context });
+      expect(refused.status).toBe(400);
+      expect(refused.body).toMatchObject({ error: { code: 'INVALID_CONTEXT' } });
+    }
+    expect((await call(path, secrets.client, 'PUT', { value: 'b', context: read.context })).status).toBe(200);
+    expect((await call(path, secrets.client)).body).toMatchObject({ siblings: [{ value: 'b' }] });
   });
 });
 
