@@ -10,10 +10,14 @@ const USAGE = `Usage:
   tessera start --node-id ID --http HOST:PORT --peer HOST:PORT --data-dir DIR [--seed HOST:PORT]...
                 [--n 3 --r 2 --w 2 --partitions 64] [--storage leveldb|memory] [--durability process|fsync]
                 [--config FILE] [--log-level info]
-  tessera cluster up --nodes K [--dir DIR] [--http-port 7000] [--peer-port 8000] [--host 127.0.0.1]
+                [--http-tls-cert F --http-tls-key F [--http-tls-ca F]] [--peer-tls-cert F --peer-tls-key F --peer-tls-ca F]
+                [--token-file F --admin-token-file F] [--cluster-secret-file F] [--insecure]
+  tessera cluster up --nodes K [--dir DIR] [--http-port 7000] [--peer-port 8000] [--host 127.0.0.1] [--certs DIR]
   tessera admin status|join|leave|remove [--node http://127.0.0.1:7000] [--seed HOST:PORT] [--node-id ID] [--json]
+                [--token-file ADMIN_TOKEN_FILE] [--ca CA_FILE]
+  tessera certs --nodes ID[,ID...] [--dir .tessera/certs] [--hosts 127.0.0.1,localhost,::1] [--days 365] [--tokens]
 
-Docs: docs/api.md (HTTP API), docs/architecture.md, docs/errors.md.
+Docs: docs/api.md (HTTP API), docs/architecture.md, docs/errors.md, docs/security.md.
 `;
 
 async function main(argv: string[]): Promise<number> {

@@ -286,7 +286,8 @@ export class TesseraNode {
     const [httpHost, httpPort] = splitHostPort(config.http);
     await app.listen({ host: httpHost, port: httpPort });
     closers.push(() => app.close());
-    log.info({ http: config.http, peer: config.peer }, 'node ready');
+    const tls = { httpTls: config.httpTls !== undefined, peerTls: config.peerTls !== undefined };
+    log.info({ http: config.http, peer: config.peer, ...tls }, 'node ready');
     return node;
   }
 
