@@ -11,7 +11,7 @@ const mac = macUnder('s3cret');
 const context = encodeContext('k', { vv: [{ node: 'n1', counter: 3, timestampMs: 0 }], dots: [] });
 
 describe('sealed contexts', () => {
-  it('unseal what seal made, for any key', () => {
+  it('unseal what seal made, for every key', () => {
     fc.assert(
       fc.property(fc.string({ minLength: 1 }), (key) => {
         const inner = encodeContext(key, { vv: [{ node: 'n1', counter: 3, timestampMs: 0 }], dots: [] });

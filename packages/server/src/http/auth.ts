@@ -27,7 +27,7 @@ export function accessOf(route: string): Access {
   return route === '/v1/admin' || route.startsWith('/v1/admin/') ? 'admin' : 'client';
 }
 
-/** The token in `Authorization: Bearer <token>`, if any. */
+/** The token in `Authorization: Bearer <token>`, or undefined without one. */
 export function bearerToken(header: string | undefined): string | undefined {
   const match = /^Bearer[ \t]+([\x21-\x7e]+)[ \t]*$/i.exec(header ?? '');
   return match?.[1];

@@ -1,9 +1,9 @@
 /**
- * The one check in front of every peer call (a gRPC server interceptor, so every method and any
- * added later is covered): who is calling, can they prove it, and are they part of the cluster.
+ * The one check in front of every peer call (a gRPC server interceptor, so every method is covered,
+ * those added later too): who is calling, can they prove it, and are they part of the cluster.
  * - Identity: `tessera-node` metadata. With mTLS it must equal the certificate's CN, so a node
  *   cannot claim another's id; with a cluster secret, `tessera-auth` must be a fresh HMAC of it.
- * - Membership: Join and Gossip are open to any authenticated node (joining is how a node becomes
+ * - Membership: Join and Gossip are open to every authenticated node (joining is how a node becomes
  *   a member; a joiner's id must match the member it asks to add). Every other call needs a
  *   caller that this node's cluster state lists and has not removed.
  * A refusal is UNAUTHENTICATED (no valid identity) or FORBIDDEN (valid, but not a member).
