@@ -9,4 +9,4 @@ RUN pnpm install --frozen-lockfile && pnpm build
 EXPOSE 7000 8000
 VOLUME ["/data"]
 ENTRYPOINT ["node", "/src/packages/server/dist/cli/main.js"]
-CMD ["start", "--node-id", "n0", "--http", "0.0.0.0:7000", "--peer", "0.0.0.0:8000", "--data-dir", "/data"]
+CMD ["start", "--node-id", "n0", "--http", "0.0.0.0:7000", "--peer", "0.0.0.0:8000", "--data-dir", "/data", "--insecure"]

@@ -28,7 +28,7 @@ import type { Resolver } from './resolvers/types.js';
 import { type RingStats, type Route, Router } from './routing/router.js';
 import type { InferOutput, StandardSchemaV1 } from './schema.js';
 import { fetchTransport } from './transport/fetch.js';
-import type { Transport } from './transport/types.js';
+import { type Transport, withBearerToken } from './transport/types.js';
 import { runUpdate, type UpdateOptions, type UpdateResult, type Updater } from './update.js';
 
 /** Deadline of one ring-loading call, and how long a first call waits for the ring at most. */
@@ -62,7 +62,9 @@ export class TesseraClient {
   constructor(options: TesseraClientOptions) {
     this.options = resolveOptions(options);
     this.ownsTransport = options.transport === undefined;
-    this.transport = options.transport ?? (new.target as typeof TesseraClient).createTransport(options);
+    const transport = options.transport ?? (new.target as typeof TesseraClient).createTransport(options);
+    this.transport =
+      this.options.token === undefined ? transport : withBearerToken(transport, this.options.token);
     this.requests = new RequestStats(options.onRequest);
     this.router = new Router({
       seeds: this.options.nodes,

@@ -36,6 +36,11 @@ export interface TesseraClientOptions {
   readonly onRequest?: (event: RequestEvent) => void;
   /** A custom transport. Default: `fetch` in browsers, a keep-alive undici pool in Node. */
   readonly transport?: Transport;
+  /**
+   * Bearer token sent with every call (`Authorization: Bearer …`) to nodes that require one
+   * (docs/security.md). Default: none.
+   */
+  readonly token?: string;
 }
 
 export interface ResolvedOptions {
@@ -50,6 +55,7 @@ export interface ResolvedOptions {
   readonly r: number | undefined;
   readonly w: number | undefined;
   readonly serverTimeoutMs: number | undefined;
+  readonly token: string | undefined;
 }
 
 export function resolveOptions(options: TesseraClientOptions): ResolvedOptions {
@@ -71,7 +77,16 @@ export function resolveOptions(options: TesseraClientOptions): ResolvedOptions {
     r: optionalWhole('r', options.r, 1),
     w: optionalWhole('w', options.w, 1),
     serverTimeoutMs: optionalWhole('serverTimeoutMs', options.serverTimeoutMs, 1),
+    token: checkToken(options.token),
   };
+}
+
+function checkToken(token: string | undefined): string | undefined {
+  if (token === undefined) return undefined;
+  // Never echo the token itself in the message.
+  if (typeof token !== 'string' || !/^[\x21-\x7e]{1,4096}$/.test(token))
+    throw invalid('token must be 1 to 4096 printable ASCII characters without spaces.');
+  return token;
 }
 
 export function normalizeUrl(url: string): string {

@@ -94,6 +94,17 @@ export const ERROR_CODES = {
     grpc: GrpcStatus.RESOURCE_EXHAUSTED,
     summary: 'The node is serving as many requests as it allows; retry after the Retry-After delay.',
   },
+  UNAUTHENTICATED: {
+    http: 401,
+    grpc: GrpcStatus.UNAUTHENTICATED,
+    summary: 'No valid credentials: a missing or wrong bearer token, or a peer that failed authentication.',
+  },
+  FORBIDDEN: {
+    http: 403,
+    grpc: GrpcStatus.PERMISSION_DENIED,
+    summary:
+      'The credentials are valid but not allowed this call: an admin route with a client token, or a peer that is not a member.',
+  },
   FAULT_INJECTION_DISABLED: {
     http: 403,
     grpc: GrpcStatus.PERMISSION_DENIED,
@@ -186,6 +197,10 @@ export function codeForGrpcStatus(status: number): ErrorCode {
       return 'NOT_FOUND';
     case GrpcStatus.UNAVAILABLE:
       return 'PEER_UNAVAILABLE';
+    case GrpcStatus.UNAUTHENTICATED:
+      return 'UNAUTHENTICATED';
+    case GrpcStatus.PERMISSION_DENIED:
+      return 'FORBIDDEN';
     default:
       return 'INTERNAL';
   }

@@ -1,6 +1,7 @@
 export * from './clock.js';
 export * from './codec.js';
 export * from './context.js';
+export * from './context-seal.js';
 export * from './errors.js';
 export * from './hash.js';
 export * from './membership.js';

@@ -14,6 +14,37 @@ export const nodeIdSchema = z
   .string()
   .regex(/^[A-Za-z0-9._-]{1,64}$/, 'node ids are 1 to 64 characters of A-Z a-z 0-9 . _ -');
 
+/** A bearer token or shared secret: printable ASCII, long enough not to be guessed. */
+export const secretSchema = z
+  .string()
+  .regex(/^[\x21-\x7e]+$/, 'use printable ASCII without spaces (e.g. the output of `openssl rand -hex 32`)')
+  .min(16, 'use at least 16 characters (e.g. `openssl rand -hex 32`)')
+  .max(4096);
+
+const tlsFiles = { certFile: z.string().min(1), keyFile: z.string().min(1) };
+
+/** Security settings (docs/security.md). Certificates and keys are read from files at start. */
+export const securitySchema = {
+  /** TLS for the HTTP API; with caFile, clients must also present a certificate it signed. */
+  httpTls: z
+    .object({ ...tlsFiles, caFile: z.string().min(1).optional() })
+    .strict()
+    .optional(),
+  /** Mutual TLS between peers: each side presents certFile and accepts only certificates caFile signed. */
+  peerTls: z
+    .object({ ...tlsFiles, caFile: z.string().min(1) })
+    .strict()
+    .optional(),
+  /** Bearer token for the client API (and /metrics). Set it from a file or env, not a flag. */
+  token: secretSchema.optional(),
+  /** Bearer token for /v1/admin/* (it also works for client calls). */
+  adminToken: secretSchema.optional(),
+  /** Shared secret proving membership on peer calls when peerTls is off (HMAC, never sent). */
+  clusterSecret: secretSchema.optional(),
+  /** Allows binding a non-loopback address without token or peer authentication. */
+  insecure: z.boolean().default(false),
+};
+
 export const configSchema = z
   .object({
     nodeId: nodeIdSchema,
@@ -122,6 +153,7 @@ export const configSchema = z
     /** Enables POST /v1/admin/faults (a test and demo tool: this node drops its traffic to listed peers). Never in production. */
     faultInjection: z.boolean().default(false),
     logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+    ...securitySchema,
   })
   .strict()
   .refine((c) => c.r <= c.n && c.w <= c.n, { message: 'r and w must be at most n' })
@@ -130,6 +162,12 @@ export const configSchema = z
   })
   .refine((c) => c.hintTtlMs < c.tombstoneGraceMs, {
     message: 'hintTtlMs must be below tombstoneGraceMs, or a late hint could bring a collected delete back',
+  })
+  .refine((c) => c.token === undefined || c.adminToken !== undefined, {
+    message: 'a client token needs an admin token too (--admin-token-file), or admin calls would be open',
+  })
+  .refine((c) => c.token === undefined || c.token !== c.adminToken, {
+    message: 'the admin token must differ from the client token',
   });
 
 export type Config = z.infer<typeof configSchema>;

@@ -9,6 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { START_OPTIONS } from '../src/cli/start.js';
 import { parseConfig } from '../src/config.js';
+import { exposure } from '../src/security/exposure.js';
 
 const root = new URL('../../../', import.meta.url);
 const compose = parse(readFileSync(new URL('docker-compose.yml', root), 'utf8')) as {
@@ -57,8 +58,11 @@ describe('docker-compose.yml', () => {
       peer: values.peer,
       dataDir: values['data-dir'],
       seeds: values.seed ?? [],
+      insecure: values.insecure,
     });
     expect(config.nodeId).toBe(name);
+    // Bound beyond loopback without tokens, a node starts only with --insecure (docs/security.md).
+    expect(exposure(config).refusals.length === 0 || config.insecure).toBe(true);
     const published = (service.ports ?? []).map((p) => Number(p.split(':')[1]));
     expect(published).toEqual([port(config.http)]);
     expect(dockerfile).toMatch(new RegExp(`EXPOSE[^\\n]*\\b${port(config.http)}\\b`));

@@ -22,9 +22,11 @@ export function fetchTransport(fetchImpl?: FetchLike): Transport {
         res = await doFetch(req.url, {
           method: req.method,
           signal: req.signal,
-          ...(req.body === undefined
-            ? {}
-            : { body: req.body, headers: { 'content-type': 'application/json' } }),
+          ...(req.body === undefined ? {} : { body: req.body }),
+          headers: {
+            ...req.headers,
+            ...(req.body === undefined ? {} : { 'content-type': 'application/json' }),
+          },
         });
       } catch (err) {
         if (req.signal.aborted) throw req.signal.reason ?? err;

@@ -14,6 +14,8 @@ export interface TransportRequest {
   readonly body?: string;
   /** Aborts the request (timeout or the caller's signal). */
   readonly signal: AbortSignal;
+  /** Extra headers, e.g. `authorization` when the client has a token. */
+  readonly headers?: Readonly<Record<string, string>>;
 }
 
 export interface TransportResponse {
@@ -68,4 +70,13 @@ export function neverConnected(err: unknown): boolean {
     current = record.cause;
   }
   return false;
+}
+
+/** A transport that adds `Authorization: Bearer <token>` to every request it passes on. */
+export function withBearerToken(transport: Transport, token: string): Transport {
+  const authorization = `Bearer ${token}`;
+  return {
+    request: (req) => transport.request({ ...req, headers: { ...req.headers, authorization } }),
+    ...(transport.close === undefined ? {} : { close: () => transport.close?.() ?? Promise.resolve() }),
+  };
 }

@@ -14,12 +14,26 @@ export interface PoolOptions {
   readonly connectTimeoutMs?: number;
 }
 
-export function undiciTransport(options: PoolOptions = {}): Transport {
+/** TLS settings for https node URLs (Node only; a browser uses its own trust store). */
+export interface TlsOptions {
+  /** PEM of the CA that signed the nodes' certificates, when it is not a public one. */
+  readonly ca?: string | Uint8Array;
+  /** A client certificate and key, for nodes that require one (`--http-tls-ca` on the node). */
+  readonly cert?: string | Uint8Array;
+  readonly key?: string | Uint8Array;
+}
+
+export function undiciTransport(options: PoolOptions = {}, tls: TlsOptions = {}): Transport {
   const agent = new Agent({
     connections: options.connections ?? 64,
     keepAliveTimeout: options.keepAliveTimeoutMs ?? 30_000,
     keepAliveMaxTimeout: Math.max(options.keepAliveTimeoutMs ?? 30_000, 60_000),
-    connect: { timeout: options.connectTimeoutMs ?? 2_000 },
+    connect: {
+      timeout: options.connectTimeoutMs ?? 2_000,
+      ...(tls.ca === undefined ? {} : { ca: pem(tls.ca) }),
+      ...(tls.cert === undefined ? {} : { cert: pem(tls.cert) }),
+      ...(tls.key === undefined ? {} : { key: pem(tls.key) }),
+    },
   });
   return {
     async request(req: TransportRequest) {
@@ -32,9 +46,11 @@ export function undiciTransport(options: PoolOptions = {}): Transport {
           signal: req.signal,
           // A blind put is not idempotent in Tessera (it makes a sibling): never let undici replay it.
           idempotent: req.method === 'GET',
-          ...(req.body === undefined
-            ? {}
-            : { body: req.body, headers: { 'content-type': 'application/json' } }),
+          ...(req.body === undefined ? {} : { body: req.body }),
+          headers: {
+            ...req.headers,
+            ...(req.body === undefined ? {} : { 'content-type': 'application/json' }),
+          },
         });
         const text = await res.body.text();
         const retryAfter = res.headers['retry-after'];
@@ -55,4 +71,8 @@ export function undiciTransport(options: PoolOptions = {}): Transport {
       await agent.close();
     },
   };
+}
+
+function pem(value: string | Uint8Array): string | Buffer {
+  return typeof value === 'string' ? value : Buffer.from(value);
 }

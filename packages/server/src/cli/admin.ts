@@ -1,6 +1,9 @@
 /** `tessera admin …`: the admin API from a terminal. */
 import { parseArgs } from 'node:util';
 import { TesseraError } from '@tessera/core';
+import { readPem } from '../security/pem.js';
+import { readSecrets } from '../security/secrets.js';
+import { type HttpAnswer, httpCall } from './http-call.js';
 import { follow, renderBar, type StatusLike, summarize } from './progress.js';
 
 interface StatusBody {
@@ -28,13 +31,21 @@ export async function runAdmin(sub: string, argv: string[]): Promise<number> {
       'node-id': { type: 'string' },
       json: { type: 'boolean', default: false },
       'no-wait': { type: 'boolean', default: false },
+      'token-file': { type: 'string' },
+      ca: { type: 'string' },
     },
     strict: true,
   });
   const base = values.node.replace(/\/+$/, '');
+  const auth = await adminAuth(values['token-file'], values.ca);
+  const call = (method: string, path: string, body?: unknown): Promise<unknown> =>
+    callNode(base, method, path, auth, body);
+  const fetchStatus = async (): Promise<StatusLike> => (await call('GET', '/v1/status')) as StatusLike;
+  const wait = async (): Promise<number> =>
+    (await follow(base, fetchStatus, process.stdout, FOLLOW_MS)) ? 0 : 1;
   switch (sub) {
     case 'status': {
-      const body = (await call(base, 'GET', '/v1/status')) as StatusBody;
+      const body = (await call('GET', '/v1/status')) as StatusBody;
       if (values.json) {
         process.stdout.write(`${JSON.stringify(body, null, 2)}\n`);
         return 0;
@@ -47,16 +58,16 @@ export async function runAdmin(sub: string, argv: string[]): Promise<number> {
     case 'join':
       if (values.seed === undefined)
         throw new TesseraError('BAD_REQUEST', 'admin join needs --seed HOST:PORT.');
-      print(await call(base, 'POST', '/v1/admin/join', { seed: values.seed }));
-      return values['no-wait'] ? 0 : await wait(base);
+      print(await call('POST', '/v1/admin/join', { seed: values.seed }));
+      return values['no-wait'] ? 0 : await wait();
     case 'leave':
-      print(await call(base, 'POST', '/v1/admin/leave', {}));
-      return values['no-wait'] ? 0 : await wait(base);
+      print(await call('POST', '/v1/admin/leave', {}));
+      return values['no-wait'] ? 0 : await wait();
     case 'remove':
       if (values['node-id'] === undefined)
         throw new TesseraError('BAD_REQUEST', 'admin remove needs --node-id ID.');
-      print(await call(base, 'POST', '/v1/admin/remove', { nodeId: values['node-id'] }));
-      return values['no-wait'] ? 0 : await wait(base);
+      print(await call('POST', '/v1/admin/remove', { nodeId: values['node-id'] }));
+      return values['no-wait'] ? 0 : await wait();
     default:
       throw new TesseraError(
         'BAD_REQUEST',
@@ -65,39 +76,42 @@ export async function runAdmin(sub: string, argv: string[]): Promise<number> {
   }
 }
 
-async function call(base: string, method: string, path: string, body?: unknown): Promise<unknown> {
-  let res: Response;
+interface AdminAuth {
+  readonly token?: string | undefined;
+  readonly ca?: Buffer | undefined;
+}
+
+/** The admin token (--token-file, else TESSERA_ADMIN_TOKEN) and the CA (--ca, else TESSERA_CA). */
+async function adminAuth(tokenFile: string | undefined, caFile: string | undefined): Promise<AdminAuth> {
+  const { adminToken } = await readSecrets({ adminToken: tokenFile }, process.env);
+  const ca = caFile ?? process.env.TESSERA_CA;
+  return {
+    token: adminToken,
+    ca: ca === undefined || ca === '' ? undefined : readPem(ca, '--ca'),
+  };
+}
+
+async function callNode(
+  base: string,
+  method: string,
+  path: string,
+  auth: AdminAuth,
+  body?: unknown,
+): Promise<unknown> {
+  let res: HttpAnswer;
   try {
-    res = await fetch(`${base}${path}`, {
-      method,
-      ...(body === undefined
-        ? {}
-        : { body: JSON.stringify(body), headers: { 'content-type': 'application/json' } }),
-      signal: AbortSignal.timeout(10_000),
-    });
+    res = await httpCall(`${base}${path}`, { method, body, ...auth, timeoutMs: 10_000 });
   } catch (err) {
     throw new TesseraError(
       'PEER_UNAVAILABLE',
-      `Cannot reach ${base} (${err instanceof Error ? err.message : String(err)}). Is the node running? Pass --node URL.`,
+      `Cannot reach ${base} (${err instanceof Error ? err.message : String(err)}). Is the node running? Pass --node URL (and --ca FILE for https).`,
     );
   }
-  const parsed: unknown = await res.json().catch(() => ({}));
-  if (!res.ok) {
-    const error = (parsed as { error?: { code?: string; message?: string } }).error;
-    throw new TesseraError(
-      'BAD_REQUEST',
-      `${error?.code ?? res.status}: ${error?.message ?? res.statusText}`,
-    );
+  if (res.status >= 400) {
+    const error = (res.body as { error?: { code?: string; message?: string } } | undefined)?.error;
+    throw new TesseraError('BAD_REQUEST', `${error?.code ?? res.status}: ${error?.message ?? 'HTTP error'}`);
   }
-  return parsed;
-}
-
-const fetchStatus = async (base: string): Promise<StatusLike> =>
-  (await call(base, 'GET', '/v1/status')) as StatusLike;
-
-/** Follows the ring change the call started until it commits. */
-async function wait(base: string): Promise<number> {
-  return (await follow(base, fetchStatus, process.stdout, FOLLOW_MS)) ? 0 : 1;
+  return res.body;
 }
 
 function print(body: unknown): number {

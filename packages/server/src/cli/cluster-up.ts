@@ -1,7 +1,8 @@
 /** `tessera cluster up`: K node processes on this machine for development; Ctrl-C stops them all. */
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { TesseraError } from '@tessera/core';
+import { ensureCerts } from './certs.js';
 import { LocalNode, localNodeSpecs } from './local-cluster.js';
 
 const NODES_MAX = 32;
@@ -15,6 +16,7 @@ export async function runClusterUp(argv: string[]): Promise<number> {
       'http-port': { type: 'string', default: '7000' },
       'peer-port': { type: 'string' },
       host: { type: 'string', default: '127.0.0.1' },
+      certs: { type: 'string' },
     },
     strict: true,
   });
@@ -27,7 +29,21 @@ export async function runClusterUp(argv: string[]): Promise<number> {
   const dir = resolve(values.dir);
   // With fewer than 3 nodes the default N=3 cannot be met; size N, R, W to the cluster.
   const extraArgs = nodes < 3 ? ['--n', String(nodes), '--r', '1', '--w', '1'] : [];
-  const specs = localNodeSpecs({ nodes, dir, host: values.host, httpPort, peerPort, extraArgs });
+  const certs = values.certs === undefined ? undefined : resolve(values.certs);
+  if (certs !== undefined) {
+    const ids = Array.from({ length: nodes }, (_, i) => `n${i}`);
+    const hosts = [...new Set([values.host, '127.0.0.1', 'localhost'])];
+    await ensureCerts({ dir: certs, nodes: ids, hosts, days: 365, tokens: true });
+  }
+  const specs = localNodeSpecs({
+    nodes,
+    dir,
+    host: values.host,
+    httpPort,
+    peerPort,
+    extraArgs,
+    ...(certs === undefined ? {} : { perNode: (id: string) => secureNodeArgs(certs, id) }),
+  });
   const running: LocalNode[] = [];
   const stopAll = async (): Promise<void> => {
     await Promise.all(running.map((n) => n.stop()));
@@ -50,7 +66,7 @@ export async function runClusterUp(argv: string[]): Promise<number> {
       `  node ${spec.nodeId} ready  http ${node.url}  peer ${node.peerAddress}  pid ${node.pid}  log ${node.logPath}\n`,
     );
   }
-  out(usage(running[0]!.url, running.length));
+  out(certs === undefined ? usage(running[0]!.url, running.length) : secureUsage(running[0]!.url, certs));
   await new Promise(() => {});
   return 0;
 }
@@ -79,5 +95,37 @@ Cluster is up (${nodes} node${nodes === 1 ? '' : 's'}). Try it:
   pnpm tessera admin status --node ${url}
 
 Press Ctrl-C to stop the cluster (data stays in the data dirs; run the same command to resume).
+`;
+}
+
+/** TLS for HTTP and peers, tokens and the cluster secret, from a `tessera certs --tokens` directory. */
+export function secureNodeArgs(certs: string, id: string): { args: string[]; caFile: string } {
+  const file = (name: string): string => join(certs, name);
+  return {
+    caFile: file('ca.pem'),
+    args: [
+      ...['--http-tls-cert', file(`${id}.pem`), '--http-tls-key', file(`${id}-key.pem`)],
+      ...['--peer-tls-cert', file(`${id}.pem`), '--peer-tls-key', file(`${id}-key.pem`)],
+      ...['--peer-tls-ca', file('ca.pem')],
+      ...['--token-file', file('client.token'), '--admin-token-file', file('admin.token')],
+      ...['--cluster-secret-file', file('cluster.secret')],
+    ],
+  };
+}
+
+function secureUsage(url: string, certs: string): string {
+  return `
+Cluster is up with TLS (HTTP and mutual TLS between peers), tokens and a cluster secret. Try it:
+
+  export TESSERA_CA=${join(certs, 'ca.pem')}
+  TOKEN=$(cat ${join(certs, 'client.token')})
+  curl -s --cacert $TESSERA_CA -H "Authorization: Bearer $TOKEN" -X PUT ${url}/v1/kv/cart-42 \\
+       -H 'content-type: application/json' -d '{"value":["apple"]}'
+  curl -s --cacert $TESSERA_CA -H "Authorization: Bearer $TOKEN" ${url}/v1/kv/cart-42
+
+  # admin calls need the admin token
+  pnpm tessera admin status --node ${url} --ca $TESSERA_CA --token-file ${join(certs, 'admin.token')}
+
+See docs/security.md. Press Ctrl-C to stop the cluster.
 `;
 }

@@ -7,6 +7,7 @@ import { createWriteStream, type WriteStream } from 'node:fs';
 import { mkdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { httpCall } from './http-call.js';
 
 export interface LocalNodeSpec {
   readonly nodeId: string;
@@ -16,6 +17,8 @@ export interface LocalNodeSpec {
   readonly dataDir: string;
   readonly seeds: readonly string[];
   readonly extraArgs?: readonly string[];
+  /** The node serves HTTPS with a certificate this CA signed (the readiness probe trusts it). */
+  readonly caFile?: string;
 }
 
 export interface LocalClusterOptions {
@@ -25,6 +28,8 @@ export interface LocalClusterOptions {
   readonly httpPort?: number;
   readonly peerPort?: number;
   readonly extraArgs?: readonly string[];
+  /** Per node: extra arguments (e.g. its own certificate) and the CA for an HTTPS readiness probe. */
+  readonly perNode?: (nodeId: string) => { readonly args: readonly string[]; readonly caFile?: string };
 }
 
 const READY_TIMEOUT_MS = 30_000;
@@ -44,7 +49,7 @@ export class LocalNode {
   ) {}
 
   get url(): string {
-    return `http://${this.spec.host}:${this.spec.httpPort}`;
+    return `${this.spec.caFile === undefined ? 'http' : 'https'}://${this.spec.host}:${this.spec.httpPort}`;
   }
 
   get peerAddress(): string {
@@ -100,8 +105,9 @@ export class LocalNode {
       if (exitedEarly)
         throw new Error(`node ${this.spec.nodeId} exited while starting:\n${await this.tail()}`);
       try {
-        const res = await fetch(`${this.url}/health`, { signal: AbortSignal.timeout(1_000) });
-        if (res.ok) return;
+        const ca = this.spec.caFile === undefined ? undefined : await readFile(this.spec.caFile);
+        const res = await httpCall(`${this.url}/health`, { ca, timeoutMs: 1_000 });
+        if (res.status === 200) return;
       } catch {
         // not listening yet
       }
@@ -152,6 +158,18 @@ export function localNodeSpecs(options: LocalClusterOptions): LocalNodeSpec[] {
     peerPort: peerPort + i,
     dataDir: join(options.dir, `n${i}`),
     seeds: i === 0 ? [] : [seed],
-    ...(options.extraArgs === undefined ? {} : { extraArgs: options.extraArgs }),
+    ...nodeExtras(`n${i}`, options),
   }));
+}
+
+function nodeExtras(
+  nodeId: string,
+  options: LocalClusterOptions,
+): Pick<LocalNodeSpec, 'extraArgs' | 'caFile'> {
+  const own = options.perNode?.(nodeId);
+  const extraArgs = [...(options.extraArgs ?? []), ...(own?.args ?? [])];
+  return {
+    ...(extraArgs.length === 0 ? {} : { extraArgs }),
+    ...(own?.caFile === undefined ? {} : { caFile: own.caFile }),
+  };
 }

@@ -2,6 +2,7 @@
 /** `tessera`: start a node, run a local cluster, or talk to a node's admin API. */
 import { TesseraError } from '@tessera/core';
 import { runAdmin } from './admin.js';
+import { runCerts } from './certs.js';
 import { runClusterUp } from './cluster-up.js';
 import { runStart } from './start.js';
 
@@ -9,10 +10,14 @@ const USAGE = `Usage:
   tessera start --node-id ID --http HOST:PORT --peer HOST:PORT --data-dir DIR [--seed HOST:PORT]...
                 [--n 3 --r 2 --w 2 --partitions 64] [--storage leveldb|memory] [--durability process|fsync-one|fsync]
                 [--config FILE] [--log-level info]
-  tessera cluster up --nodes K [--dir DIR] [--http-port 7000] [--peer-port 8000] [--host 127.0.0.1]
+                [--http-tls-cert F --http-tls-key F [--http-tls-ca F]] [--peer-tls-cert F --peer-tls-key F --peer-tls-ca F]
+                [--token-file F --admin-token-file F] [--cluster-secret-file F] [--insecure]
+  tessera cluster up --nodes K [--dir DIR] [--http-port 7000] [--peer-port 8000] [--host 127.0.0.1] [--certs DIR]
   tessera admin status|join|leave|remove [--node http://127.0.0.1:7000] [--seed HOST:PORT] [--node-id ID] [--json]
+                [--token-file ADMIN_TOKEN_FILE] [--ca CA_FILE]
+  tessera certs --nodes ID[,ID...] [--dir .tessera/certs] [--hosts 127.0.0.1,localhost,::1] [--days 365] [--tokens]
 
-Docs: docs/api.md (HTTP API), docs/architecture.md, docs/errors.md.
+Docs: docs/api.md (HTTP API), docs/architecture.md, docs/errors.md, docs/security.md.
 `;
 
 async function main(argv: string[]): Promise<number> {
@@ -26,6 +31,8 @@ async function main(argv: string[]): Promise<number> {
     case 'admin':
       if (sub !== undefined) return runAdmin(sub, rest);
       break;
+    case 'certs':
+      return runCerts(argv.slice(1));
     case undefined:
     case 'help':
     case '--help':

@@ -5,6 +5,8 @@ import { TesseraError } from '@tessera/core';
 import { type ConfigInput, parseConfig } from '../config.js';
 import { createLogger } from '../logger.js';
 import { TesseraNode } from '../node/node.js';
+import { readSecrets } from '../security/secrets.js';
+import { securityFlags } from './security-flags.js';
 
 /** The flags of `tessera start` (exported so docker-compose.yml can be checked against them). */
 export const START_OPTIONS = {
@@ -24,6 +26,17 @@ export const START_OPTIONS = {
   config: { type: 'string' },
   'log-level': { type: 'string' },
   'fault-injection': { type: 'boolean' },
+  // Security (docs/security.md). Secrets come from files or TESSERA_* variables, never from flags.
+  'http-tls-cert': { type: 'string' },
+  'http-tls-key': { type: 'string' },
+  'http-tls-ca': { type: 'string' },
+  'peer-tls-cert': { type: 'string' },
+  'peer-tls-key': { type: 'string' },
+  'peer-tls-ca': { type: 'string' },
+  'token-file': { type: 'string' },
+  'admin-token-file': { type: 'string' },
+  'cluster-secret-file': { type: 'string' },
+  insecure: { type: 'boolean' },
 } as const;
 
 export async function runStart(argv: string[]): Promise<number> {
@@ -45,6 +58,15 @@ export async function runStart(argv: string[]): Promise<number> {
     siblingsMax: num(values['siblings-max']),
     logLevel: values['log-level'],
     faultInjection: values['fault-injection'],
+    ...securityFlags(values),
+    ...(await readSecrets(
+      {
+        token: values['token-file'],
+        adminToken: values['admin-token-file'],
+        clusterSecret: values['cluster-secret-file'],
+      },
+      process.env,
+    )),
   };
   const config = parseConfig({ ...fromFile, ...definedOnly(flags) });
   const log = createLogger({ level: config.logLevel, nodeId: config.nodeId });

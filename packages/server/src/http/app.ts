@@ -13,17 +13,21 @@ import Fastify, {
 } from 'fastify';
 import type { Logger } from '../logger.js';
 import type { TesseraNode } from '../node/node.js';
+import { registerAuth } from './auth.js';
 import { handleClientError } from './client-errors.js';
 import { registerClusterRoutes } from './cluster-routes.js';
 import { registerFaultRoutes } from './fault-routes.js';
 import { registerKvRoutes } from './kv-routes.js';
+import { httpsServerFactory } from './tls.js';
 import { registerUiRoute } from './ui-route.js';
 
 /** Room for the context and JSON framing around a value of valueBytesMax. */
 const BODY_OVERHEAD_BYTES = 64 * 1024;
 
 export function createHttpApp(node: TesseraNode, log: Logger): FastifyInstance {
+  const serverFactory = httpsServerFactory(node.config);
   const app = Fastify({
+    ...(serverFactory === undefined ? {} : { serverFactory }),
     loggerInstance: log as FastifyBaseLogger,
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: node.config.valueBytesMax + BODY_OVERHEAD_BYTES,
@@ -48,6 +52,7 @@ export function createHttpApp(node: TesseraNode, log: Logger): FastifyInstance {
       ),
     ),
   );
+  registerAuth(app, node.config);
   registerKvRoutes(app, node);
   registerClusterRoutes(app, node);
   registerUiRoute(app);

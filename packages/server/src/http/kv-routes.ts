@@ -2,6 +2,7 @@
 import { encodeContext, TesseraError } from '@tessera/core';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { TesseraNode } from '../node/node.js';
+import { type ContextSeal, contextSeal } from './contexts.js';
 import { renderSiblings } from './render.js';
 import {
   deleteBodySchema,
@@ -15,6 +16,7 @@ import {
 type Op = 'get' | 'put' | 'delete' | 'get_local';
 
 export function registerKvRoutes(app: FastifyInstance, node: TesseraNode): void {
+  const contexts = contextSeal(node.config.clusterSecret);
   let inflight = 0;
   /**
    * Admission, in `onRequest`: a request past inflightMax is refused before its body is read, and
@@ -58,17 +60,17 @@ export function registerKvRoutes(app: FastifyInstance, node: TesseraNode): void 
   app.get(
     '/v1/kv/:key',
     { onRequest: admit('get') },
-    guarded('get', (req, reply) => getKey(node, req, reply)),
+    guarded('get', (req, reply) => getKey(node, contexts, req, reply)),
   );
   app.put(
     '/v1/kv/:key',
     { onRequest: admit('put') },
-    guarded('put', (req) => putKey(node, req)),
+    guarded('put', (req) => putKey(node, contexts, req)),
   );
   app.delete(
     '/v1/kv/:key',
     { onRequest: admit('delete') },
-    guarded('delete', (req) => deleteKey(node, req)),
+    guarded('delete', (req) => deleteKey(node, contexts, req)),
   );
 }
 
@@ -76,16 +78,22 @@ function keyOf(req: FastifyRequest): string {
   return validateKey((req.params as { key?: unknown }).key);
 }
 
-async function getKey(node: TesseraNode, req: FastifyRequest, reply: FastifyReply): Promise<unknown> {
+async function getKey(
+  node: TesseraNode,
+  contexts: ContextSeal,
+  req: FastifyRequest,
+  reply: FastifyReply,
+): Promise<unknown> {
   const key = keyOf(req);
   const query = parseInput(readQuerySchema, req.query, 'query');
-  const { state, context } =
+  const { state, context: issued } =
     query.local === 'true'
       ? await localRead(node, key)
       : await node.coordinator.get(key, {
           ...(query.r === undefined ? {} : { r: query.r }),
           ...(query.timeoutMs === undefined ? {} : { timeoutMs: query.timeoutMs }),
         });
+  const context = contexts.seal(key, issued);
   if (state.siblings.length === 0) {
     const body = {
       error: { code: 'NOT_FOUND', message: `Key "${key}" has no value.` },
@@ -102,24 +110,31 @@ async function localRead(node: TesseraNode, key: string) {
   return { state, context: encodeContext(key, { vv: state.vv, dots: [] }) };
 }
 
-async function putKey(node: TesseraNode, req: FastifyRequest): Promise<unknown> {
+async function putKey(node: TesseraNode, contexts: ContextSeal, req: FastifyRequest): Promise<unknown> {
   const key = keyOf(req);
   const query = parseInput(writeQuerySchema, req.query, 'query');
   const body = parseInput(putBodySchema, req.body, 'body');
   const value = Buffer.from(JSON.stringify(body.value), 'utf8');
-  const context = await node.coordinator.write(key, { value, ...writeOptions(query, body.context) });
-  return { context };
+  const context = await node.coordinator.write(key, {
+    value,
+    ...writeOptions(query, opened(contexts, key, body.context)),
+  });
+  return { context: contexts.seal(key, context) };
 }
 
-async function deleteKey(node: TesseraNode, req: FastifyRequest): Promise<unknown> {
+async function deleteKey(node: TesseraNode, contexts: ContextSeal, req: FastifyRequest): Promise<unknown> {
   const key = keyOf(req);
   const query = parseInput(writeQuerySchema, req.query, 'query');
   const body = parseInput(deleteBodySchema, req.body, 'body');
   const context = await node.coordinator.write(key, {
     value: undefined,
-    ...writeOptions(query, body.context),
+    ...writeOptions(query, opened(contexts, key, body.context)),
   });
-  return { context };
+  return { context: contexts.seal(key, context) };
+}
+
+function opened(contexts: ContextSeal, key: string, context: string | undefined): string | undefined {
+  return context === undefined ? undefined : contexts.open(key, context);
 }
 
 function writeOptions(

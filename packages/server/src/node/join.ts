@@ -2,6 +2,7 @@
 import type { ClusterState, Member } from '@tessera/core';
 import { TesseraError } from '@tessera/core';
 import type { Logger } from '../logger.js';
+import type { PeerClientSecurity } from '../transport/credentials.js';
 import { createPeerClient } from '../transport/grpc-client.js';
 
 const ATTEMPTS_MAX = 60;
@@ -12,11 +13,12 @@ export async function joinThroughSeeds(
   self: Member,
   seeds: readonly string[],
   log: Logger,
+  security?: PeerClientSecurity,
 ): Promise<ClusterState> {
   let lastError: unknown;
   for (let attempt = 0; attempt < ATTEMPTS_MAX; attempt++) {
     for (const seed of seeds) {
-      const client = createPeerClient(seed, { logger: log });
+      const client = createPeerClient(seed, { logger: log, ...(security === undefined ? {} : { security }) });
       try {
         const state = await client.join(self, CALL_TIMEOUT_MS);
         log.info({ seed, clusterId: state.clusterId }, 'joined the cluster');

@@ -11,6 +11,7 @@ import type { ReplicaStore } from '../storage/replica-store.js';
 import { CursorStore } from '../transfer/cursor.js';
 import { MembershipService } from '../transfer/membership-service.js';
 import { TransferReceiver } from '../transfer/receiver.js';
+import type { PeerClientSecurity } from '../transport/credentials.js';
 import { joinThroughSeeds } from './join.js';
 
 export interface MembershipParts {
@@ -23,6 +24,8 @@ export interface MembershipParts {
   readonly gossip: Gossip;
   readonly self: Member;
   readonly log: Logger;
+  /** TLS and identity for transfer pulls and joins (transport/credentials.ts). */
+  readonly security?: PeerClientSecurity;
 }
 
 export function startMembership(p: MembershipParts): MembershipService {
@@ -45,6 +48,7 @@ export function startMembership(p: MembershipParts): MembershipService {
     now: Date.now,
     log,
     changed,
+    ...(p.security === undefined ? {} : { security: p.security }),
   });
   const membership = new MembershipService({
     self: config.nodeId,
@@ -58,7 +62,7 @@ export function startMembership(p: MembershipParts): MembershipService {
     now: Date.now,
     log,
     changed,
-    joinThrough: (seed) => joinThroughSeeds(p.self, [seed], log),
+    joinThrough: (seed) => joinThroughSeeds(p.self, [seed], log, p.security),
   });
   membership.start();
   return membership;

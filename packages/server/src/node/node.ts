@@ -18,6 +18,7 @@ import { Coordinator } from '../coordinator/coordinator.js';
 import { Handoff } from '../handoff/handoff.js';
 import { createHttpApp } from '../http/app.js';
 import type { Logger } from '../logger.js';
+import { enforceExposure } from '../security/exposure.js';
 import type { StorageEngine } from '../storage/engine.js';
 import { HintStore } from '../storage/hint-store.js';
 import { LevelEngine } from '../storage/level-engine.js';
@@ -25,6 +26,7 @@ import { MemoryEngine } from '../storage/memory-engine.js';
 import { ReplicaStore } from '../storage/replica-store.js';
 import type { MembershipService } from '../transfer/membership-service.js';
 import { PartitionSource } from '../transfer/source.js';
+import { loadPeerSecurity, type PeerSecurity } from '../transport/credentials.js';
 import { createPeerClient } from '../transport/grpc-client.js';
 import { startPeerServer } from '../transport/grpc-server.js';
 import { DotCounter } from './dot-counter.js';
@@ -32,6 +34,7 @@ import { joinThroughSeeds } from './join.js';
 import { startMembership } from './membership-wiring.js';
 import { NodeMetrics, registerBackgroundMetrics } from './metrics.js';
 import { PeerHandler } from './peer-handler.js';
+import { peerServerSecurity } from './peer-security.js';
 
 /** Everything a running node is made of. */
 export interface NodeParts {
@@ -98,6 +101,7 @@ export class TesseraNode {
     log: Logger,
     closers: Array<() => Promise<void>>,
   ): Promise<TesseraNode> {
+    enforceExposure(config, log);
     const engine = await openEngine(config);
     closers.push(() => engine.close());
     const view = new ClusterView(engine);
@@ -111,16 +115,19 @@ export class TesseraNode {
     const handler = new PeerHandler(config.nodeId, view, log.child({ component: 'peer-handler' }));
     const [peerHost, peerPort] = splitHostPort(config.peer);
     const source = new PartitionSource();
+    const security = loadPeerSecurity(config);
     const server = await startPeerServer(handler, {
       host: peerHost,
       port: peerPort,
       logger: log.child({ component: 'grpc' }),
       inflightMax: config.peerInflightMax,
       transfer: source,
+      security: peerServerSecurity(security, view, log.child({ component: 'peer-guard' })),
     });
     closers.push(() => server.close());
 
-    const state = (await view.load(config.nodeId)) ?? (await TesseraNode.firstState(config, self, view, log));
+    const state =
+      (await view.load(config.nodeId)) ?? (await TesseraNode.firstState(config, self, view, log, security));
     log.info(
       { clusterId: state.clusterId, ringVersion: state.ring.version, members: state.members.length },
       'cluster state ready',
@@ -128,7 +135,11 @@ export class TesseraNode {
 
     const peers = new PeerDirectory(
       config.nodeId,
-      (address) => createPeerClient(address, { logger: log.child({ component: 'peer-client' }) }),
+      (address) =>
+        createPeerClient(address, {
+          logger: log.child({ component: 'peer-client' }),
+          security: security.client,
+        }),
       config.peerRetryMs,
       Date.now,
       log.child({ component: 'peers' }),
@@ -224,12 +235,27 @@ export class TesseraNode {
       seeds: config.seeds,
       seedIntervalMs: config.seedGossipIntervalMs,
       selfPeer: config.peer,
-      connect: (address) => createPeerClient(address, { logger: log.child({ component: 'peer-client' }) }),
+      connect: (address) =>
+        createPeerClient(address, {
+          logger: log.child({ component: 'peer-client' }),
+          security: security.client,
+        }),
     });
     gossip.start();
     closers.push(async () => gossip.stop());
     handler.changed = () => gossip.spread();
-    const membership = startMembership({ config, view, store, engine, peers, admission, gossip, self, log });
+    const membership = startMembership({
+      config,
+      view,
+      store,
+      engine,
+      peers,
+      admission,
+      gossip,
+      self,
+      log,
+      security: security.client,
+    });
     closers.push(async () => membership.stop());
 
     const metrics = new NodeMetrics();
@@ -262,7 +288,8 @@ export class TesseraNode {
     const [httpHost, httpPort] = splitHostPort(config.http);
     await app.listen({ host: httpHost, port: httpPort });
     closers.push(() => app.close());
-    log.info({ http: config.http, peer: config.peer }, 'node ready');
+    const tls = { httpTls: config.httpTls !== undefined, peerTls: config.peerTls !== undefined };
+    log.info({ http: config.http, peer: config.peer, ...tls }, 'node ready');
     return node;
   }
 
@@ -272,9 +299,15 @@ export class TesseraNode {
     self: Member,
     view: ClusterView,
     log: Logger,
+    security: PeerSecurity,
   ): Promise<ClusterState> {
     if (config.seeds.length > 0) {
-      const joined = await joinThroughSeeds(self, config.seeds, log.child({ component: 'join' }));
+      const joined = await joinThroughSeeds(
+        self,
+        config.seeds,
+        log.child({ component: 'join' }),
+        security.client,
+      );
       await view.set(joined);
       return joined;
     }

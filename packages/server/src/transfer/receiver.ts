@@ -19,6 +19,7 @@ import type { ClusterView } from '../cluster/cluster-view.js';
 import type { Logger } from '../logger.js';
 import type { ReplicaStore } from '../storage/replica-store.js';
 import { locate } from '../storage/stored-keys.js';
+import type { PeerClientSecurity } from '../transport/credentials.js';
 import { fetchTransferPage } from '../transport/transfer-stream.js';
 import type { CursorStore } from './cursor.js';
 
@@ -51,6 +52,8 @@ export interface ReceiverDeps {
   readonly log: Logger;
   /** Called after this node confirmed a change, to spread it quickly. */
   readonly changed: () => void;
+  /** TLS and identity for the pulls (transport/credentials.ts). */
+  readonly security?: PeerClientSecurity;
 }
 
 export class TransferReceiver {
@@ -143,7 +146,7 @@ export class TransferReceiver {
             ...(cursor.afterKey === undefined ? {} : { afterKey: cursor.afterKey }),
           };
           let received = 0;
-          for await (const chunk of fetchTransferPage(peer, page, this.deps.timeoutMs)) {
+          for await (const chunk of fetchTransferPage(peer, page, this.deps.timeoutMs, this.deps.security)) {
             for (const entry of chunk)
               await this.deps.store.merge(entry.key, decodeState(entry.state, DECODE_LIMITS));
             received += chunk.length;

@@ -23,6 +23,7 @@ import {
   merkleKeysResponseSchema,
   parseWire,
 } from './convert.js';
+import type { PeerClientSecurity } from './credentials.js';
 import type * as pb from './generated/tessera/peer/v1/peer.js';
 import type {
   CoordinateReply,
@@ -46,6 +47,8 @@ export interface PeerClientOptions {
   readonly logger?: Logger;
   /** Largest reply accepted; default 4 MiB. */
   readonly messageBytesMax?: number;
+  /** TLS and the caller's identity on every call (credentials.ts); default plaintext, anonymous. */
+  readonly security?: PeerClientSecurity;
 }
 
 export function createPeerClient(address: string, options: PeerClientOptions = {}): PeerClient {
@@ -61,7 +64,8 @@ class GrpcPeerClient implements PeerClient {
     readonly address: string,
     private readonly options: PeerClientOptions,
   ) {
-    this.channel = new Client(address, credentials.createInsecure(), {
+    this.channel = new Client(address, options.security?.credentials ?? credentials.createInsecure(), {
+      ...options.security?.options,
       'grpc.max_receive_message_length': options.messageBytesMax ?? MESSAGE_BYTES_MAX_DEFAULT,
       // Peers are on a LAN or loopback: probe idle connections often, and reconnect to a peer
       // that came back within seconds (grpc-js would otherwise back off up to two minutes).

@@ -9,6 +9,7 @@ import {
   Server,
   ServerCredentials,
   type ServerErrorResponse,
+  type ServerInterceptor,
 } from '@grpc/grpc-js';
 import { ERROR_CODES, TesseraError } from '@tessera/core';
 import type { z } from 'zod';
@@ -52,6 +53,8 @@ export interface PeerServerOptions {
   readonly inflightMax?: number;
   /** Serves partition transfers (paper 4.9) when given. */
   readonly transfer?: TransferSource;
+  /** TLS credentials and interceptors (the peer guard); default plaintext, unguarded. */
+  readonly security?: { readonly credentials: ServerCredentials; readonly interceptors: ServerInterceptor[] };
 }
 
 export interface PeerServerHandle {
@@ -71,6 +74,7 @@ export async function startPeerServer(
   const log = options.logger;
   const server = new Server({
     'grpc.max_receive_message_length': options.messageBytesMax ?? MESSAGE_BYTES_MAX_DEFAULT,
+    interceptors: options.security?.interceptors ?? [],
   });
   const calls: Calls = { log, inflight: 0, max: options.inflightMax ?? INFLIGHT_MAX_DEFAULT };
   server.addService(peerService, {
@@ -101,7 +105,8 @@ export async function startPeerServer(
 
   const pipe = addPipeService(server, handler, log);
   if (options.transfer !== undefined) addTransferService(server, options.transfer, log);
-  const port = await bind(server, hostPort(options.host, options.port));
+  const credentials = options.security?.credentials ?? ServerCredentials.createInsecure();
+  const port = await bind(server, hostPort(options.host, options.port), credentials);
   log.info({ host: options.host, port }, 'peer server listening');
   let closing: Promise<void> | undefined;
   return {
@@ -178,9 +183,9 @@ function hostPort(host: string, port: number): string {
   return host.includes(':') && !host.startsWith('[') ? `[${host}]:${port}` : `${host}:${port}`;
 }
 
-function bind(server: Server, address: string): Promise<number> {
+function bind(server: Server, address: string, credentials: ServerCredentials): Promise<number> {
   return new Promise((resolve, reject) => {
-    server.bindAsync(address, ServerCredentials.createInsecure(), (error, port) => {
+    server.bindAsync(address, credentials, (error, port) => {
       if (error === null) {
         resolve(port);
         return;

@@ -16,6 +16,7 @@ import { ERROR_CODES, PARTITION_COUNT_MAX, TesseraError } from '@tessera/core';
 import { z } from 'zod';
 import type { Logger } from '../logger.js';
 import { parseWire } from './convert.js';
+import type { PeerClientSecurity } from './credentials.js';
 import * as pb from './generated/tessera/peer/v1/peer.js';
 import { CODE_METADATA, DecodeFailure, MESSAGE_BYTES_MAX_DEFAULT } from './service.js';
 
@@ -105,8 +106,10 @@ export async function* fetchTransferPage(
   address: string,
   request: TransferPage,
   timeoutMs: number,
+  security?: PeerClientSecurity,
 ): AsyncIterable<TransferEntry[]> {
-  const client = new Client(address, credentials.createInsecure(), {
+  const client = new Client(address, security?.credentials ?? credentials.createInsecure(), {
+    ...security?.options,
     'grpc.max_receive_message_length': MESSAGE_BYTES_MAX_DEFAULT,
   });
   const path = pb.PeerService.transferPartition.path;

@@ -1,0 +1,124 @@
+/**
+ * The peer guard in front of a real gRPC server, with a cluster secret and no TLS: callers prove
+ * they hold the secret, and only members get past it for data calls; joiners may join as
+ * themselves only. (Mutual TLS is covered end to end in test/security.test.ts.)
+ */
+import type { ClusterState } from '@tessera/core';
+import { pino } from 'pino';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { clusterState, expectTesseraError, FakePeer, member, TIMEOUT_MS } from '../../test/grpc-kit.js';
+import { AUTH_METADATA, loadPeerSecurity, peerProof } from './credentials.js';
+import { createPeerClient } from './grpc-client.js';
+import { type PeerServerHandle, startPeerServer } from './grpc-server.js';
+import { PROOF_SKEW_MAX_SECONDS, peerGuard, refusal } from './peer-guard.js';
+import { peerService } from './service.js';
+
+const SECRET = 'a-cluster-secret-of-32-characters';
+const silent = pino({ level: 'silent' });
+let state: ClusterState | undefined = clusterState(['a', 'b']);
+const peer = new FakePeer();
+let server: PeerServerHandle;
+
+beforeAll(async () => {
+  const security = loadPeerSecurity({ nodeId: 'server', clusterSecret: SECRET });
+  server = await startPeerServer(peer, {
+    host: '127.0.0.1',
+    port: 0,
+    logger: silent,
+    security: {
+      credentials: security.server.credentials,
+      interceptors: [peerGuard({ security: security.server, state: () => state }, silent)],
+    },
+  });
+});
+
+afterAll(() => server.close());
+
+/** A client calling as `nodeId` with `secret`. */
+function as(nodeId: string, secret: string | undefined) {
+  const { client } = loadPeerSecurity({ nodeId, clusterSecret: secret });
+  return createPeerClient(`127.0.0.1:${server.port}`, { security: client });
+}
+
+describe('peer guard with a cluster secret', () => {
+  it('serves a member that proves the secret', async () => {
+    const a = as('a', SECRET);
+    try {
+      await expect(a.read('k', TIMEOUT_MS)).resolves.toBeUndefined();
+    } finally {
+      a.close();
+    }
+  });
+
+  it('refuses a wrong secret and no secret with UNAUTHENTICATED', async () => {
+    for (const caller of [as('a', 'not-the-cluster-secret-at-all'), as('a', undefined)]) {
+      try {
+        await expectTesseraError(caller.read('k', TIMEOUT_MS), 'UNAUTHENTICATED');
+      } finally {
+        caller.close();
+      }
+    }
+  });
+
+  it('refuses data calls from a node with the secret that is not a member, and from a removed one', async () => {
+    const stranger = as('z', SECRET);
+    try {
+      const error = await expectTesseraError(stranger.read('k', TIMEOUT_MS), 'FORBIDDEN');
+      expect(error.message).toContain('not a member');
+      state = clusterState(['a', 'b']);
+      state = {
+        ...state,
+        members: state.members.map((m) => (m.nodeId === 'b' ? { ...m, status: 'removed' } : m)),
+      };
+      const removed = as('b', SECRET);
+      await expectTesseraError(removed.read('k', TIMEOUT_MS), 'FORBIDDEN');
+      removed.close();
+    } finally {
+      stranger.close();
+      state = clusterState(['a', 'b']);
+    }
+  });
+
+  it('lets a non-member with the secret join as itself, never as another node', async () => {
+    const joiner = as('c', SECRET);
+    try {
+      const joined = await joiner.join(member('c', 7002), TIMEOUT_MS);
+      expect(joined.members.map((m) => m.nodeId)).toContain('c');
+      await expectTesseraError(joiner.join(member('a', 7000), TIMEOUT_MS), 'FORBIDDEN');
+      expect(peer.joined.map((m) => m.nodeId)).toEqual(['c']);
+    } finally {
+      joiner.close();
+    }
+  });
+});
+
+describe('refusal', () => {
+  const settings = { security: { mtls: false, clusterSecret: SECRET }, state: () => clusterState(['a']) };
+  const read = peerService.read.path;
+  const at = (seconds: number) => ({
+    method: read,
+    nodeId: 'a',
+    proof: peerProof(SECRET, 'a', read, seconds),
+    certName: undefined,
+    nowMs: 1_000_000_000,
+  });
+
+  it('accepts a proof within the allowed clock skew and refuses a stale or replayed-elsewhere one', () => {
+    expect(refusal(at(1_000_000), settings)).toBeUndefined();
+    expect(refusal(at(1_000_000 - PROOF_SKEW_MAX_SECONDS - 1), settings)?.code).toBe('UNAUTHENTICATED');
+    const forOtherMethod = { ...at(1_000_000), method: peerService.replicate.path };
+    expect(refusal(forOtherMethod, settings)?.code).toBe('UNAUTHENTICATED');
+    expect(AUTH_METADATA).toBe('tessera-auth');
+  });
+
+  it('with mTLS, refuses a caller whose certificate names another node', () => {
+    const mtls = {
+      security: { mtls: true, clusterSecret: undefined },
+      state: () => clusterState(['a', 'b']),
+    };
+    const facts = { method: read, nodeId: 'a', proof: undefined, nowMs: 0 };
+    expect(refusal({ ...facts, certName: 'a' }, mtls)).toBeUndefined();
+    expect(refusal({ ...facts, certName: 'b' }, mtls)?.code).toBe('UNAUTHENTICATED');
+    expect(refusal({ ...facts, certName: undefined }, mtls)?.code).toBe('UNAUTHENTICATED');
+  });
+});
