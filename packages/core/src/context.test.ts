@@ -77,6 +77,8 @@ describe('encodeContext / decodeContext', () => {
         expect(pairs(back.dots)).toEqual(pairs(ctx.dots));
         expect(back.coordinator).toBe(ctx.coordinator);
         expect(contextCoordinator(encodeContext(key, ctx))).toBe(ctx.coordinator);
+        // A cluster that signs contexts appends a tag (context-seal.ts); the coordinator still reads.
+        expect(contextCoordinator(`${encodeContext(key, ctx)}.c2lnbmVk`)).toBe(ctx.coordinator);
         expect(encodeContext(key, back)).toBe(encodeContext(key, ctx));
       }),
     );

@@ -63,7 +63,9 @@ export function decodeContext(key: string, context: string): CausalContext {
  */
 export function contextCoordinator(context: string): NodeId | undefined {
   try {
-    const { c } = readPayload(split(context).payload) as { c?: unknown };
+    // The payload ends at the first dot: a cluster that signs contexts appends another part.
+    const { payload } = split(context);
+    const { c } = readPayload(payload.split('.')[0]!) as { c?: unknown };
     return isNodeId(c) ? c : undefined;
   } catch {
     return undefined;

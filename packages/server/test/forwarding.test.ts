@@ -4,7 +4,15 @@
  */
 import { contextCoordinator } from '@tessera/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { http, kvPath, type SiblingBody, startCluster, type TestCluster } from './helpers.js';
+import {
+  http,
+  kvPath,
+  type SiblingBody,
+  startCluster,
+  status,
+  type TestCluster,
+  waitFor,
+} from './helpers.js';
 
 let cluster: TestCluster;
 
@@ -69,6 +77,16 @@ describe('a node that is not a replica of the key', () => {
 
 describe('the coordinator named by a context (paper section 5)', () => {
   it('a write with a read context is coordinated by the replica that answered that read first', async () => {
+    // A node skips a peer it saw fail (an earlier test restarted one) for a while: wait until none does.
+    await waitFor(
+      async () => {
+        for (const node of cluster.nodes)
+          if ((await status(node.url)).members.some((m) => m.status !== 'up')) return false;
+        return true;
+      },
+      20_000,
+      'every node sees every other up',
+    );
     for (let i = 0; i < 6; i++) {
       const key = `chosen-${i}`;
       const { replicas } = await outsider(key);
