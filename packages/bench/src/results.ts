@@ -3,7 +3,11 @@ import type { KeyDistribution } from './keys.js';
 import type { Revision } from './revision.js';
 import type { WorkloadName } from './workloads.js';
 
-export type TargetMode = 'one' | 'spread';
+/**
+ * Where a phase's requests go: all to the first node, spread over all nodes (both server-driven:
+ * a node that is not a replica forwards), or each to its key's first replica (client-driven).
+ */
+export type TargetMode = 'one' | 'spread' | 'replica';
 
 export interface LatencySummary {
   readonly count: number;
@@ -76,6 +80,8 @@ export interface ClusterInfo {
   readonly n: number;
   readonly r: number;
   readonly w: number;
+  /** The nodes' durability mode, as GET /v1/status reports it. */
+  readonly durability?: string;
 }
 
 export interface MachineInfo {
