@@ -2,13 +2,14 @@
  * One benchmark run: the bare fastify baseline, then the cluster (started here or given by URL):
  * a load phase if a read workload needs keys, then each workload for each target mode.
  */
-import { cpus, loadavg, totalmem } from 'node:os';
+import { loadavg } from 'node:os';
 import type { Pool } from 'undici';
 import { startBareServer } from './bare.js';
 import { attachCluster, type Cluster, type NodeHandle, startLocalCluster } from './cluster.js';
 import { bareDriver, type KeyCounter, type LoadTarget, loadDriver, workloadDriver } from './drivers.js';
 import { createPool } from './http.js';
 import { createKeyChooser } from './keys.js';
+import { machineInfo } from './machine.js';
 import type { BenchOptions } from './options.js';
 import { ProcessSampler } from './proc-sampler.js';
 import type { ProgressSink } from './progress.js';
@@ -69,15 +70,7 @@ export async function runBench(options: BenchOptions, io: BenchIo): Promise<Benc
       startedAt,
       revision,
       finishedAt: new Date().toISOString(),
-      machine: {
-        cpus: cpus().length,
-        cpuModel: cpus()[0]?.model.trim() ?? 'unknown',
-        memoryBytes: totalmem(),
-        node: process.versions.node,
-        platform: `${process.platform} ${process.arch}`,
-        loadAverageStart,
-        loadAverageEnd: loadavg(),
-      },
+      machine: machineInfo(loadAverageStart),
       settings: {
         workloads: options.workloads,
         targets: options.targets,

@@ -1,6 +1,7 @@
 /** The shape of a benchmark run's results, as written to bench-results/*.json. */
 import type { KeyDistribution } from './keys.js';
 import type { Revision } from './revision.js';
+import type { WindowStats } from './windows.js';
 import type { WorkloadName } from './workloads.js';
 
 /**
@@ -49,6 +50,8 @@ export interface PhaseResult {
   readonly siblings: SiblingCounts;
   /** Per process watched during the measured time, by node id (`bare` for the baseline, `bench` for this one). */
   readonly processes: Readonly<Record<string, ProcessStats>>;
+  /** Latency per window of the measured time, when the phase asked for it. */
+  readonly windows?: readonly WindowStats[];
 }
 
 export interface ProcessStats {

@@ -8,6 +8,7 @@ import type { ProcessSampler } from './proc-sampler.js';
 import type { ProgressSink } from './progress.js';
 import { type Outcome, PhaseRecorder } from './recorder.js';
 import type { PhaseResult } from './results.js';
+import { LatencyWindows } from './windows.js';
 
 export interface PendingOp {
   readonly kind: string;
@@ -30,6 +31,8 @@ export interface PhasePlan {
   readonly driver: Driver;
   /** Called once when the measured time begins (after the warmup). */
   readonly onMeasureStart?: () => void;
+  /** Also report latency per window of this many ms (successful measured operations). */
+  readonly windowMs?: number;
 }
 
 export interface PhaseContext {
@@ -44,6 +47,7 @@ const PROGRESS_EVERY_MS = 1_000;
 
 export async function runPhase(plan: PhasePlan, ctx: PhaseContext): Promise<PhaseResult> {
   const recorder = new PhaseRecorder();
+  const windows = plan.windowMs === undefined ? undefined : new LatencyWindows(plan.windowMs);
   const startedMs = performance.now();
   const measureFromMs = startedMs + plan.warmupMs;
   const endMs = measureFromMs + plan.durationMs;
@@ -83,6 +87,9 @@ export async function runPhase(plan: PhasePlan, ctx: PhaseContext): Promise<Phas
         .catch((err: unknown): Outcome => ({ error: errorCode(err), transport: true }));
       const t1 = performance.now();
       recorder.record(op.kind, (t1 - t0) * 1000, outcome, t0 >= measureFromMs);
+      if (windows !== undefined && t0 >= measureFromMs && outcome.error === undefined) {
+        windows.record(t0 - measureFromMs, (t1 - t0) * 1000);
+      }
       if (outcome.transport === true) await sleep(TRANSPORT_BACKOFF_MS);
     }
   };
@@ -95,7 +102,8 @@ export async function runPhase(plan: PhasePlan, ctx: PhaseContext): Promise<Phas
   }
   const measuredMs = Math.max(0, performance.now() - Math.max(measureFromMs, startedMs));
   await beginMeasuring();
-  return recorder.summarize(plan.head, measuredMs, await ctx.processes.endPhase());
+  const result = recorder.summarize(plan.head, measuredMs, await ctx.processes.endPhase());
+  return windows === undefined ? result : { ...result, windows: windows.summarize() };
 }
 
 /** A stable code for a thrown error: undici's `code` (UND_ERR_SOCKET, ECONNREFUSED, …) or its name. */
