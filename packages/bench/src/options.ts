@@ -40,6 +40,8 @@ export function isDurability(value: string): value is Durability {
 }
 
 export const USAGE = `Usage: pnpm bench [options]        (or: node packages/bench/dist/main.js [options])
+       pnpm bench paper [options]  the Dynamo paper's section 6 experiments (see pnpm bench paper --help)
+       pnpm bench charts           their charts, from bench-results/paper-*.json
 
 Runs YCSB-style workloads against a Tessera cluster and a bare fastify server, and writes
 bench-results/<time>.json and .md.
