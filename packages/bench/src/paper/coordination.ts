@@ -33,6 +33,8 @@ export interface CoordinationSettings extends ClusterShape {
   readonly valueBytes: number;
   readonly durationS: number;
   readonly warmupS: number;
+  /** Operations started per second (open loop), or undefined for a closed loop of `connections`. */
+  readonly ratePerSec: number | undefined;
   readonly seed: number;
 }
 
@@ -48,13 +50,14 @@ export const COORDINATION_DEFAULTS: CoordinationSettings = {
   n: 3,
   r: 2,
   w: 2,
-  // Few requests in flight: latency then shows hops and service time more than queueing.
-  connections: 8,
+  // Open loop at a rate both modes sustain, so they are compared at the same offered load.
+  connections: 32,
   keys: 2_000,
   readShare: 0.5,
   valueBytes: 150,
   durationS: 15,
   warmupS: 2,
+  ratePerSec: 100,
   seed: 1,
 };
 
@@ -100,6 +103,7 @@ export async function runCoordination(
             warmupMs: settings.warmupS * 1000,
             durationMs: settings.durationS * 1000,
             driver,
+            ...(settings.ratePerSec === undefined ? {} : { ratePerSec: settings.ratePerSec }),
           },
           ctx,
         );

@@ -27,6 +27,8 @@ export interface DurabilitySettings extends ClusterShape {
   readonly valueBytes: number;
   readonly durationS: number;
   readonly warmupS: number;
+  /** Operations started per second (open loop), or undefined for a closed loop of `connections`. */
+  readonly ratePerSec: number | undefined;
   /** Width of a latency window. */
   readonly windowMs: number;
   readonly seed: number;
@@ -47,10 +49,12 @@ export const DURABILITY_DEFAULTS: DurabilitySettings = {
   r: 2,
   w: 2,
   modes: ['process', 'fsync-one', 'fsync'],
-  connections: 16,
+  connections: 32,
   valueBytes: 150,
   durationS: 30,
   warmupS: 2,
+  // Open loop: every mode gets the same offered load, as the paper's modes got the same traffic.
+  ratePerSec: 100,
   windowMs: 1_000,
   seed: 1,
 };
@@ -91,6 +95,7 @@ async function runMode(
           warmupMs: settings.warmupS * 1000,
           durationMs: settings.durationS * 1000,
           windowMs: settings.windowMs,
+          ...(settings.ratePerSec === undefined ? {} : { ratePerSec: settings.ratePerSec }),
           driver: freshWrites(pools, uniquePrefix(`f5-${mode}-`), values, rng),
         },
         ctx,

@@ -28,6 +28,9 @@ describe('pnpm bench paper options', () => {
       'fsync',
     ]);
     expect(parsePaperArgs(['--connections', '4']).coordination.connections).toBe(4);
+    expect(parsePaperArgs([]).durability.ratePerSec).toBe(100);
+    expect(parsePaperArgs(['--rate', '0']).coordination.ratePerSec).toBeUndefined();
+    expect(parsePaperArgs(['--rate', '40']).durability.ratePerSec).toBe(40);
     expect(() => parsePaperArgs(['--only', 'fig6'])).toThrow(UsageError);
     expect(() => parsePaperArgs(['--durability-modes', 'paper'])).toThrow(UsageError);
     expect(() => parsePaperArgs(['--table2-nodes', '2'])).toThrow(UsageError);

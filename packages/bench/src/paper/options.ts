@@ -44,7 +44,9 @@ bench-results/paper-<time>.json and .md, then the charts (as \`pnpm bench charts
   --quick                 smoke check: short phases, a smaller simulation (about a minute)
   --duration-s S          measured seconds of every cluster phase (defaults: table2 15, fig5 30,
                           divergence 5 per writer count; --quick: 4, 5, 2)
-  --connections C         concurrent requests for table2 and fig5 (defaults 8 and 16)
+  --rate R                table2 and fig5: operations started per second, an open loop so every
+                          mode gets the same load (default 100); 0 for a closed loop instead
+  --connections C         table2 and fig5: most requests in flight (default 32)
   --writers LIST          divergence: writer counts (default 1,2,4,8,16)
   --durability-modes LIST fig5: modes to compare (default process,fsync-one,fsync; a mode the
                           nodes refuse is reported as skipped)
@@ -73,6 +75,7 @@ export function parsePaperArgs(argv: readonly string[]): PaperOptions {
       quick: { type: 'boolean', default: false },
       'duration-s': { type: 'string' },
       connections: { type: 'string' },
+      rate: { type: 'string' },
       writers: { type: 'string' },
       'durability-modes': { type: 'string' },
       'table2-nodes': { type: 'string', default: '5' },
@@ -86,6 +89,11 @@ export function parsePaperArgs(argv: readonly string[]): PaperOptions {
   const seed = whole('--seed', values.seed, 0, 2 ** 32 - 1);
   const connections = (standard: number): number =>
     values.connections === undefined ? standard : whole('--connections', values.connections, 1, 1_000);
+  const rate = (standard: number | undefined): number | undefined => {
+    if (values.rate === undefined) return standard;
+    const r = whole('--rate', values.rate, 0, 100_000);
+    return r === 0 ? undefined : r;
+  };
   const duration = values['duration-s'];
   const durationS = (standard: number, short: number): number =>
     duration === undefined ? (quick ? short : standard) : seconds('--duration-s', duration);
@@ -110,6 +118,7 @@ export function parsePaperArgs(argv: readonly string[]): PaperOptions {
       ...COORDINATION_DEFAULTS,
       nodes: whole('--table2-nodes', values['table2-nodes'], COORDINATION_DEFAULTS.n, 16),
       connections: connections(COORDINATION_DEFAULTS.connections),
+      ratePerSec: rate(COORDINATION_DEFAULTS.ratePerSec),
       keys: quick ? 500 : COORDINATION_DEFAULTS.keys,
       durationS: durationS(COORDINATION_DEFAULTS.durationS, 4),
       warmupS: warmupS(COORDINATION_DEFAULTS.warmupS),
@@ -123,6 +132,7 @@ export function parsePaperArgs(argv: readonly string[]): PaperOptions {
         isDurability,
       ),
       connections: connections(DURABILITY_DEFAULTS.connections),
+      ratePerSec: rate(DURABILITY_DEFAULTS.ratePerSec),
       durationS: durationS(DURABILITY_DEFAULTS.durationS, 5),
       warmupS: warmupS(DURABILITY_DEFAULTS.warmupS),
       seed,

@@ -111,7 +111,7 @@ export function renderCoordination(result: CoordinationResult): string {
   return [
     '## Table 2: client-driven vs server-driven coordination',
     '',
-    `${s.nodes} nodes, N=${s.n} R=${s.r} W=${s.w}; ${s.connections} connections, ` +
+    `${s.nodes} nodes, N=${s.n} R=${s.r} W=${s.w}; ${load(s)}, ` +
       `${Math.round(s.readShare * 100)}% reads of ${formatCount(s.keys)} keys, the rest writes of fresh keys; ` +
       `${s.durationS} s per mode after ${s.warmupS} s warmup.`,
     '',
@@ -149,11 +149,18 @@ export function renderDurability(result: DurabilityResult): string {
   return [
     '## Figure 5: buffered vs durable writes',
     '',
-    `${s.nodes} nodes, N=${s.n} R=${s.r} W=${s.w}; ${s.connections} connections writing fresh keys, ` +
+    `${s.nodes} nodes, N=${s.n} R=${s.r} W=${s.w}; ${load(s)} writing fresh keys, ` +
       `${s.durationS} s per mode after ${s.warmupS} s warmup, p99.9 per ${s.windowMs / 1000} s window.`,
     '',
     renderTable(header, rows, new Set([1, 2, 3, 4, 5, 6])),
   ].join('\n');
+}
+
+/** How the load was offered: a fixed rate (open loop) or a number of closed-loop connections. */
+function load(s: { readonly ratePerSec: number | undefined; readonly connections: number }): string {
+  return s.ratePerSec === undefined
+    ? `closed loop of ${s.connections} connections`
+    : `open loop at ${s.ratePerSec} operations/s (at most ${s.connections} in flight)`;
 }
 
 /** The p99.9 of each window that saw operations. */
