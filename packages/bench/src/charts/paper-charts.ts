@@ -2,7 +2,7 @@
  * The paper's figures from a `pnpm bench paper` run: Figure 8 and Figure 5 as line charts,
  * Table 2 as grouped bars, section 6.3 as stacked shares. Each is a file name and its SVG text.
  */
-import type { CoordinationResult } from '../paper/coordination.js';
+import { type CoordinationResult, type CoordinationRow, coordinationRows } from '../paper/coordination.js';
 import type { DivergenceResult } from '../paper/divergence.js';
 import type { DurabilityResult } from '../paper/durability.js';
 import { type Fig8Result, popularityLabel } from '../paper/fig8.js';
@@ -78,31 +78,27 @@ export function durabilityChart(result: DurabilityResult): string {
   });
 }
 
-type CoordinationPhase = CoordinationResult['phases'][number];
-
-const TABLE2_METRICS: readonly (readonly [string, (p: CoordinationPhase) => number])[] = [
-  ['read p99.9', (p) => p.byOp.read?.latency.p999Ms ?? Number.NaN],
-  ['write p99.9', (p) => p.byOp.write?.latency.p999Ms ?? Number.NaN],
-  ['read mean', (p) => p.byOp.read?.latency.meanMs ?? Number.NaN],
-  ['write mean', (p) => p.byOp.write?.latency.meanMs ?? Number.NaN],
+const TABLE2_METRICS: readonly (readonly [string, (r: CoordinationRow) => number | undefined])[] = [
+  ['read p99.9', (r) => r.read?.p999Ms],
+  ['write p99.9', (r) => r.write?.p999Ms],
+  ['read mean', (r) => r.read?.meanMs],
+  ['write mean', (r) => r.write?.meanMs],
 ];
 
 export function coordinationChart(result: CoordinationResult): string {
-  const value = (routing: 'server' | 'client', pick: (p: CoordinationPhase) => number): number => {
-    const phase = result.phases.find((p) => p.routing === routing);
-    return phase === undefined ? Number.NaN : pick(phase);
-  };
+  const rows = coordinationRows(result);
+  const series = rows.map((r) => `${r.routing}-driven${r.mode === 'interleaved' ? ', interleaved' : ''}`);
   const groups = TABLE2_METRICS.map(([label, pick]) => ({
     label,
-    values: [value('server', pick), value('client', pick)],
+    values: rows.map((r) => pick(r) ?? Number.NaN),
   }));
   return renderGroupedBars({
     title: `Table 2: server- vs client-driven coordination, ${result.settings.nodes} nodes`,
     xLabel: 'latency',
     yLabel: 'ms',
-    series: ['server-driven', 'client-driven'],
+    series,
     groups,
-    valueLabel: (v) => (v < 10 ? v.toFixed(2) : v.toFixed(1)),
+    valueLabel: (v) => (v < 10 ? v.toFixed(1) : v.toFixed(0)),
   });
 }
 

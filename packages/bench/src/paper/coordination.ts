@@ -1,28 +1,24 @@
 /**
  * Table 2 (paper 6.4): client-driven vs server-driven coordination, average and p99.9 latency of
- * reads and writes. Server-driven: each worker sends to one node, the workers spread evenly over
- * the nodes (a load balancer); a node that is not one of the key's N replicas forwards a write to
- * one that is, and coordinates a read by asking the replicas. Client-driven: each request goes to
- * its key's first replica, from the ring the client reads in GET /v1/status. With more nodes than
- * N, a random node is not a replica of a key with probability 1 - N / nodes.
+ * reads and writes. Server-driven: each request goes to a random node (a load balancer); a node
+ * that is not one of the key's N replicas forwards a write to one that is, and coordinates a read
+ * by asking the replicas over the network. Client-driven: each request goes to its key's first
+ * replica, from the ring the client reads in GET /v1/status. With more nodes than N, a random node
+ * is not a replica of a key with probability 1 - N / nodes. Each routing runs in its own phase,
+ * then both in one phase (each request picks one), so they also meet the same machine conditions.
  */
 import type { Pool } from 'undici';
-import { getKey, putKey } from '../http.js';
-import type { ClusterInfo, PhaseResult } from '../results.js';
+import { createPool, getKey, putKey } from '../http.js';
+import type { ClusterInfo, LatencySummary, PhaseResult } from '../results.js';
 import { createRng, type Rng } from '../rng.js';
 import { createKeyRouter } from '../routing.js';
 import { type Driver, runPhase } from '../runner.js';
 import { makeValues, putBody } from '../values.js';
-import {
-  type ClusterShape,
-  closePools,
-  type ExperimentIo,
-  spreadPools,
-  uniquePrefix,
-  withCluster,
-} from './kit.js';
+import { type ClusterShape, closePools, type ExperimentIo, uniquePrefix, withCluster } from './kit.js';
 
 export type Routing = 'server' | 'client';
+/** A phase with one routing, or both at once: each request picks one at random. */
+export type CoordinationMode = Routing | 'interleaved';
 
 export interface CoordinationSettings extends ClusterShape {
   readonly connections: number;
@@ -41,8 +37,43 @@ export interface CoordinationSettings extends ClusterShape {
 export interface CoordinationResult {
   readonly settings: CoordinationSettings;
   readonly cluster: ClusterInfo;
-  /** One measured phase per routing, in the order run. */
-  readonly phases: readonly (PhaseResult & { readonly routing: Routing })[];
+  /**
+   * In the order run. Operation kinds are `read` and `write`; in the interleaved phase
+   * `read server`, `write server`, `read client` and `write client`.
+   */
+  readonly phases: readonly (PhaseResult & { readonly mode: CoordinationMode })[];
+}
+
+/** One line of Table 2: a routing, measured in its own phase or interleaved with the other. */
+export interface CoordinationRow {
+  readonly routing: Routing;
+  readonly mode: CoordinationMode;
+  readonly opsPerSec: number;
+  readonly read: LatencySummary | undefined;
+  readonly write: LatencySummary | undefined;
+  readonly errors: Readonly<Record<string, number>>;
+}
+
+export function coordinationRows(result: CoordinationResult): CoordinationRow[] {
+  return result.phases.flatMap((p): CoordinationRow[] => {
+    if (p.mode !== 'interleaved') {
+      const row = { routing: p.mode, mode: p.mode, opsPerSec: p.opsPerSec, errors: p.errors };
+      return [{ ...row, read: p.byOp.read?.latency, write: p.byOp.write?.latency }];
+    }
+    return (['server', 'client'] as const).map((routing) => {
+      const read = p.byOp[`read ${routing}`];
+      const write = p.byOp[`write ${routing}`];
+      const opsPerSec = (read?.opsPerSec ?? 0) + (write?.opsPerSec ?? 0);
+      return {
+        routing,
+        mode: p.mode,
+        opsPerSec,
+        read: read?.latency,
+        write: write?.latency,
+        errors: p.errors,
+      };
+    });
+  });
 }
 
 export const COORDINATION_DEFAULTS: CoordinationSettings = {
@@ -71,13 +102,12 @@ export async function runCoordination(
     const rng = createRng(settings.seed);
     const values = makeValues(settings.valueBytes, 16, rng);
     const prefix = uniquePrefix('t2-');
-    const spread = spreadPools(cluster, settings.connections);
+    // A load balancer: any request to any node, so every node's pool may take all connections.
+    const nodes = cluster.nodes.map((node) => createPool(node.url, settings.connections));
     const router = await createKeyRouter(cluster.nodes[0]!.url, settings.connections);
-    const byRouting: Record<Routing, (key: string, worker: number) => Pool> = {
-      server: (_key, worker) => spread[worker % spread.length]!,
-      client: (key) => router.poolFor(key),
-    };
-    const phases: (PhaseResult & { routing: Routing })[] = [];
+    const route = (routing: Routing, key: string): Pool =>
+      routing === 'client' ? router.poolFor(key) : nodes[Math.floor(rng() * nodes.length)]!;
+    const phases: (PhaseResult & { mode: CoordinationMode })[] = [];
     try {
       io.log(`Loading ${settings.keys} keys…`);
       await runPhase(
@@ -92,13 +122,13 @@ export async function runCoordination(
         ctx,
       );
       const fresh = { next: 0 };
-      for (const routing of ['server', 'client'] as const) {
+      for (const mode of ['server', 'client', 'interleaved'] as const) {
         if (io.signal.aborted) break;
-        const driver = readWriteDriver(settings, prefix, values, rng, fresh, byRouting[routing]);
-        const target = routing === 'server' ? 'spread' : 'replica';
+        const driver = readWriteDriver(settings, { prefix, values, rng, fresh, mode, route });
+        const target = mode === 'client' ? 'replica' : 'spread';
         const result = await runPhase(
           {
-            head: { name: `table 2 ${routing}-driven`, system: 'tessera', target },
+            head: { name: `table 2 ${mode}`, system: 'tessera', target },
             workers: settings.connections,
             warmupMs: settings.warmupS * 1000,
             durationMs: settings.durationS * 1000,
@@ -107,11 +137,14 @@ export async function runCoordination(
           },
           ctx,
         );
-        io.log(coordinationLine(routing, result));
-        phases.push({ ...result, routing });
+        const phase = { ...result, mode };
+        for (const row of coordinationRows({ settings, cluster: cluster.info, phases: [phase] })) {
+          io.log(coordinationLine(row));
+        }
+        phases.push(phase);
       }
     } finally {
-      await closePools([...spread, ...router.pools]);
+      await closePools([...nodes, ...router.pools]);
     }
     return { settings, cluster: cluster.info, phases };
   });
@@ -134,36 +167,43 @@ function loadKeys(
   };
 }
 
-/** Reads of loaded keys (uniform) and writes of fresh keys, each sent where `route` says. */
-function readWriteDriver(
-  settings: CoordinationSettings,
-  prefix: string,
-  values: readonly string[],
-  rng: Rng,
-  fresh: { next: number },
-  route: (key: string, worker: number) => Pool,
-): Driver {
+interface MixPlan {
+  readonly prefix: string;
+  readonly values: readonly string[];
+  readonly rng: Rng;
+  readonly fresh: { next: number };
+  readonly mode: CoordinationMode;
+  readonly route: (routing: Routing, key: string) => Pool;
+}
+
+/**
+ * Reads of loaded keys (uniform) and writes of fresh keys, routed as the mode says; interleaved,
+ * each operation picks a routing at random and names it in its kind.
+ */
+function readWriteDriver(settings: CoordinationSettings, plan: MixPlan): Driver {
+  const { rng } = plan;
   return {
-    next(worker) {
+    next() {
+      const routing = plan.mode === 'interleaved' ? (rng() < 0.5 ? 'server' : 'client') : plan.mode;
+      const suffix = plan.mode === 'interleaved' ? ` ${routing}` : '';
       if (rng() < settings.readShare) {
-        const key = `${prefix}k${Math.floor(rng() * settings.keys)}`;
-        const pool = route(key, worker);
-        return { kind: 'read', run: () => getKey(pool, key) };
+        const key = `${plan.prefix}k${Math.floor(rng() * settings.keys)}`;
+        const pool = plan.route(routing, key);
+        return { kind: `read${suffix}`, run: () => getKey(pool, key) };
       }
-      const key = `${prefix}w${fresh.next++}`;
-      const pool = route(key, worker);
-      const body = putBody(values[Math.floor(rng() * values.length)]!);
-      return { kind: 'write', run: () => putKey(pool, key, body) };
+      const key = `${plan.prefix}w${plan.fresh.next++}`;
+      const pool = plan.route(routing, key);
+      const body = putBody(plan.values[Math.floor(rng() * plan.values.length)]!);
+      return { kind: `write${suffix}`, run: () => putKey(pool, key, body) };
     },
   };
 }
 
-function coordinationLine(routing: Routing, p: PhaseResult): string {
+function coordinationLine(row: CoordinationRow): string {
   const ms = (v: number | undefined): string => (v === undefined ? '–' : v.toFixed(2));
-  const read = p.byOp.read?.latency;
-  const write = p.byOp.write?.latency;
   return (
-    `${routing}-driven: ${Math.round(p.opsPerSec)} ops/s; read mean ${ms(read?.meanMs)} ms, p99.9 ${ms(read?.p999Ms)} ms; ` +
-    `write mean ${ms(write?.meanMs)} ms, p99.9 ${ms(write?.p999Ms)} ms`
+    `${row.routing}-driven (${row.mode === 'interleaved' ? 'interleaved' : 'own phase'}): ` +
+    `${Math.round(row.opsPerSec)} ops/s; read mean ${ms(row.read?.meanMs)} ms, p99.9 ${ms(row.read?.p999Ms)} ms; ` +
+    `write mean ${ms(row.write?.meanMs)} ms, p99.9 ${ms(row.write?.p999Ms)} ms`
   );
 }
