@@ -62,6 +62,7 @@ describe('SVG charts', () => {
       ],
     });
     expectWellFormed(svg);
+    expect(svg).toContain('<title>Efficiency &lt;by&gt; metadata &amp; more</title>');
     const labels = texts(svg);
     expect(labels).toEqual(
       expect.arrayContaining(['Efficiency &lt;by&gt; metadata &amp; more', 'bytes', 'efficiency']),

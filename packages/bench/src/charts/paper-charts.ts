@@ -87,7 +87,9 @@ const TABLE2_METRICS: readonly (readonly [string, (r: CoordinationRow) => number
 
 export function coordinationChart(result: CoordinationResult): string {
   const rows = coordinationRows(result);
-  const series = rows.map((r) => `${r.routing}-driven${r.mode === 'interleaved' ? ', interleaved' : ''}`);
+  const series = rows.map((r) =>
+    r.mode === 'interleaved' ? `${r.routing}, interleaved` : `${r.routing}-driven`,
+  );
   const groups = TABLE2_METRICS.map(([label, pick]) => ({
     label,
     values: rows.map((r) => pick(r) ?? Number.NaN),
