@@ -2,10 +2,14 @@
  * The paper's figures from a `pnpm bench paper` run: Figure 8 and Figure 5 as line charts,
  * Table 2 as grouped bars, section 6.3 as stacked shares. Each is a file name and its SVG text.
  */
-import { type CoordinationResult, type CoordinationRow, coordinationRows } from '../paper/coordination.js';
-import type { DivergenceResult } from '../paper/divergence.js';
-import type { DurabilityResult } from '../paper/durability.js';
 import { type Fig8Result, popularityLabel } from '../paper/fig8.js';
+import {
+  type CoordinationResult,
+  type CoordinationRow,
+  coordinationRows,
+  type DivergenceResult,
+  type DurabilityResult,
+} from '../paper/model.js';
 import type { PaperReport } from '../paper/results.js';
 import { renderGroupedBars, renderStackedShares } from './bar-chart.js';
 import { type LineSeries, renderLineChart } from './line-chart.js';

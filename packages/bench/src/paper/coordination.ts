@@ -9,88 +9,20 @@
  */
 import type { Pool } from 'undici';
 import { createPool, getKey, putKey } from '../http.js';
-import type { ClusterInfo, LatencySummary, PhaseResult } from '../results.js';
+import type { PhaseResult } from '../results.js';
 import { createRng, type Rng } from '../rng.js';
 import { createKeyRouter } from '../routing.js';
 import { type Driver, runPhase } from '../runner.js';
 import { makeValues, putBody } from '../values.js';
-import { type ClusterShape, closePools, type ExperimentIo, uniquePrefix, withCluster } from './kit.js';
-
-export type Routing = 'server' | 'client';
-/** A phase with one routing, or both at once: each request picks one at random. */
-export type CoordinationMode = Routing | 'interleaved';
-
-export interface CoordinationSettings extends ClusterShape {
-  readonly connections: number;
-  /** Keys written before the measured phases; reads pick among them uniformly. */
-  readonly keys: number;
-  /** Share of operations that are reads; the rest write fresh keys. */
-  readonly readShare: number;
-  readonly valueBytes: number;
-  readonly durationS: number;
-  readonly warmupS: number;
-  /** Operations started per second (open loop), or undefined for a closed loop of `connections`. */
-  readonly ratePerSec: number | undefined;
-  readonly seed: number;
-}
-
-export interface CoordinationResult {
-  readonly settings: CoordinationSettings;
-  readonly cluster: ClusterInfo;
-  /**
-   * In the order run. Operation kinds are `read` and `write`; in the interleaved phase
-   * `read server`, `write server`, `read client` and `write client`.
-   */
-  readonly phases: readonly (PhaseResult & { readonly mode: CoordinationMode })[];
-}
-
-/** One line of Table 2: a routing, measured in its own phase or interleaved with the other. */
-export interface CoordinationRow {
-  readonly routing: Routing;
-  readonly mode: CoordinationMode;
-  readonly opsPerSec: number;
-  readonly read: LatencySummary | undefined;
-  readonly write: LatencySummary | undefined;
-  readonly errors: Readonly<Record<string, number>>;
-}
-
-export function coordinationRows(result: CoordinationResult): CoordinationRow[] {
-  return result.phases.flatMap((p): CoordinationRow[] => {
-    if (p.mode !== 'interleaved') {
-      const row = { routing: p.mode, mode: p.mode, opsPerSec: p.opsPerSec, errors: p.errors };
-      return [{ ...row, read: p.byOp.read?.latency, write: p.byOp.write?.latency }];
-    }
-    return (['server', 'client'] as const).map((routing) => {
-      const read = p.byOp[`read ${routing}`];
-      const write = p.byOp[`write ${routing}`];
-      const opsPerSec = (read?.opsPerSec ?? 0) + (write?.opsPerSec ?? 0);
-      return {
-        routing,
-        mode: p.mode,
-        opsPerSec,
-        read: read?.latency,
-        write: write?.latency,
-        errors: p.errors,
-      };
-    });
-  });
-}
-
-export const COORDINATION_DEFAULTS: CoordinationSettings = {
-  nodes: 5,
-  n: 3,
-  r: 2,
-  w: 2,
-  // Open loop at a rate both modes sustain, so they are compared at the same offered load.
-  connections: 32,
-  keys: 2_000,
-  readShare: 0.5,
-  valueBytes: 150,
-  durationS: 15,
-  warmupS: 2,
-  ratePerSec: 100,
-  seed: 1,
-};
+import { closePools, type ExperimentIo, uniquePrefix, withCluster } from './kit.js';
+import {
+  type CoordinationMode,
+  type CoordinationResult,
+  type CoordinationRow,
+  type CoordinationSettings,
+  coordinationRows,
+  type Routing,
+} from './model.js';
 
 const LOAD_PHASE_MAX_MS = 5 * 60_000;
 
@@ -102,7 +34,7 @@ export async function runCoordination(
     const rng = createRng(settings.seed);
     const values = makeValues(settings.valueBytes, 16, rng);
     const prefix = uniquePrefix('t2-');
-    // A load balancer: any request to any node, so every node's pool may take all connections.
+    // A load balancer: a request may go to whichever node, so each pool may take all connections.
     const nodes = cluster.nodes.map((node) => createPool(node.url, settings.connections));
     const router = await createKeyRouter(cluster.nodes[0]!.url, settings.connections);
     const route = (routing: Routing, key: string): Pool =>

@@ -6,53 +6,17 @@
  */
 import type { Pool } from 'undici';
 import { readModifyWrite } from '../drivers.js';
-import type { ClusterInfo, PhaseResult } from '../results.js';
+import type { PhaseResult } from '../results.js';
 import { createRng } from '../rng.js';
 import { type Driver, runPhase } from '../runner.js';
 import { makeValues } from '../values.js';
+import { closePools, type ExperimentIo, spreadPools, uniquePrefix, withCluster } from './kit.js';
 import {
-  type ClusterShape,
-  closePools,
-  type ExperimentIo,
-  spreadPools,
-  uniquePrefix,
-  withCluster,
-} from './kit.js';
-
-export interface DivergenceSettings extends ClusterShape {
-  /** Concurrent writers to try, one run each. */
-  readonly writers: readonly number[];
-  /** Keys the writers share. */
-  readonly keys: number;
-  readonly valueBytes: number;
-  readonly durationS: number;
-  readonly warmupS: number;
-  readonly seed: number;
-}
-
-export interface DivergenceRun {
-  readonly writers: number;
-  readonly phase: PhaseResult;
-}
-
-export interface DivergenceResult {
-  readonly settings: DivergenceSettings;
-  readonly cluster: ClusterInfo;
-  readonly runs: readonly DivergenceRun[];
-}
-
-export const DIVERGENCE_DEFAULTS: DivergenceSettings = {
-  nodes: 3,
-  n: 3,
-  r: 2,
-  w: 2,
-  writers: [1, 2, 4, 8, 16],
-  keys: 8,
-  valueBytes: 150,
-  durationS: 5,
-  warmupS: 1,
-  seed: 1,
-};
+  type DivergenceResult,
+  type DivergenceRun,
+  type DivergenceSettings,
+  versionShares,
+} from './model.js';
 
 export async function runDivergence(
   settings: DivergenceSettings,
@@ -103,12 +67,6 @@ function rmwDriver(
       return { kind: 'rmw', run: () => readModifyWrite(pool, key, value) };
     },
   };
-}
-
-/** Shares of reads that saw 1, 2, 3 and 4 or more versions. */
-export function versionShares(phase: PhaseResult): readonly number[] {
-  const { reads, bySiblings } = phase.siblings;
-  return bySiblings.map((c) => (reads === 0 ? Number.NaN : c / reads));
 }
 
 function divergenceLine(k: number, phase: PhaseResult): string {

@@ -8,56 +8,11 @@
 import type { Pool } from 'undici';
 import { putKey } from '../http.js';
 import type { Durability } from '../options.js';
-import type { ClusterInfo, PhaseResult } from '../results.js';
 import { createRng } from '../rng.js';
 import { type Driver, runPhase } from '../runner.js';
 import { makeValues, putBody } from '../values.js';
-import {
-  type ClusterShape,
-  closePools,
-  type ExperimentIo,
-  spreadPools,
-  uniquePrefix,
-  withCluster,
-} from './kit.js';
-
-export interface DurabilitySettings extends ClusterShape {
-  readonly modes: readonly Durability[];
-  readonly connections: number;
-  readonly valueBytes: number;
-  readonly durationS: number;
-  readonly warmupS: number;
-  /** Operations started per second (open loop), or undefined for a closed loop of `connections`. */
-  readonly ratePerSec: number | undefined;
-  /** Width of a latency window. */
-  readonly windowMs: number;
-  readonly seed: number;
-}
-
-export type DurabilityRun =
-  | { readonly mode: Durability; readonly cluster: ClusterInfo; readonly phase: PhaseResult }
-  | { readonly mode: Durability; readonly skipped: string };
-
-export interface DurabilityResult {
-  readonly settings: DurabilitySettings;
-  readonly runs: readonly DurabilityRun[];
-}
-
-export const DURABILITY_DEFAULTS: DurabilitySettings = {
-  nodes: 3,
-  n: 3,
-  r: 2,
-  w: 2,
-  modes: ['process', 'fsync-one', 'fsync'],
-  connections: 32,
-  valueBytes: 150,
-  durationS: 30,
-  warmupS: 2,
-  // Open loop: every mode gets the same offered load, as the paper's modes got the same traffic.
-  ratePerSec: 100,
-  windowMs: 1_000,
-  seed: 1,
-};
+import { closePools, type ExperimentIo, spreadPools, uniquePrefix, withCluster } from './kit.js';
+import type { DurabilityResult, DurabilityRun, DurabilitySettings } from './model.js';
 
 export async function runDurability(
   settings: DurabilitySettings,

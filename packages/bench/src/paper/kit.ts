@@ -6,18 +6,12 @@ import type { Durability } from '../options.js';
 import { ProcessSampler } from '../proc-sampler.js';
 import type { ProgressSink } from '../progress.js';
 import type { PhaseContext } from '../runner.js';
+import type { ClusterShape } from './model.js';
 
 export interface ExperimentIo {
   log(line: string): void;
   readonly progress: ProgressSink;
   readonly signal: AbortSignal;
-}
-
-export interface ClusterShape {
-  readonly nodes: number;
-  readonly n: number;
-  readonly r: number;
-  readonly w: number;
 }
 
 /** Starts a local cluster, runs `body` against it with a phase context, and always stops it. */

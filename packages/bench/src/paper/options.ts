@@ -1,10 +1,15 @@
 /** Command-line options of `pnpm bench paper` (the paper's experiments) and `pnpm bench charts`. */
 import { parseArgs } from 'node:util';
 import { isDurability, UsageError } from '../options.js';
-import { COORDINATION_DEFAULTS, type CoordinationSettings } from './coordination.js';
-import { DIVERGENCE_DEFAULTS, type DivergenceSettings } from './divergence.js';
-import { DURABILITY_DEFAULTS, type DurabilitySettings } from './durability.js';
 import { FIG8_DEFAULTS, FIG8_QUICK, type Fig8Settings } from './fig8.js';
+import {
+  COORDINATION_DEFAULTS,
+  type CoordinationSettings,
+  DIVERGENCE_DEFAULTS,
+  type DivergenceSettings,
+  DURABILITY_DEFAULTS,
+  type DurabilitySettings,
+} from './model.js';
 
 export const EXPERIMENTS = ['fig8', 'divergence', 'table2', 'fig5'] as const;
 export type Experiment = (typeof EXPERIMENTS)[number];

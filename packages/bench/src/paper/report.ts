@@ -1,10 +1,14 @@
 /** Renders a `pnpm bench paper` run as Markdown: one section per experiment, ours beside the paper's. */
 import { formatCount, formatErrors, formatMs, renderTable } from '../report.js';
 import type { PhaseResult } from '../results.js';
-import { type CoordinationResult, coordinationRows } from './coordination.js';
-import { type DivergenceResult, versionShares } from './divergence.js';
-import type { DurabilityResult } from './durability.js';
 import { type Fig8Result, popularityLabel } from './fig8.js';
+import {
+  type CoordinationResult,
+  coordinationRows,
+  type DivergenceResult,
+  type DurabilityResult,
+  versionShares,
+} from './model.js';
 import { PAPER_TABLE2, type PaperReport } from './results.js';
 
 export function renderPaperMarkdown(report: PaperReport): string {

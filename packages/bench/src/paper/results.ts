@@ -1,10 +1,8 @@
 /** The shape of a `pnpm bench paper` run, as written to bench-results/paper-<time>.json. */
 import type { MachineInfo } from '../results.js';
 import type { Revision } from '../revision.js';
-import type { CoordinationResult } from './coordination.js';
-import type { DivergenceResult } from './divergence.js';
-import type { DurabilityResult } from './durability.js';
 import type { Fig8Result } from './fig8.js';
+import type { CoordinationResult, DivergenceResult, DurabilityResult } from './model.js';
 
 export interface PaperReport {
   readonly kind: 'paper';
