@@ -33,7 +33,11 @@ function phase(
     byOp,
     errors: {},
     siblings: { reads: 0, bySiblings: [0, 0, 0, 0] },
-    processes: {},
+    processes: {
+      bench: { rssMaxBytes: 1, cpuMs: 99, cpuShare: 0.1 },
+      n0: { rssMaxBytes: 1, cpuMs: 10, cpuShare: 0.01 },
+      n1: { rssMaxBytes: 1, cpuMs: 20, cpuShare: 0.02 },
+    },
   };
 }
 
@@ -60,6 +64,8 @@ describe('Table 2 rows', () => {
       ['server', 'interleaved', 50, 5, 21],
       ['client', 'interleaved', 50, 2.5, 10.5],
     ]);
+    // 30 ms of node CPU (the harness's own is left out) over 20 operations.
+    expect(rows.map((r) => r.nodeCpuUsPerOp)).toEqual([1_500, 1_500, undefined, undefined]);
     const svg = coordinationChart(result);
     for (const label of [
       'server-driven',

@@ -51,13 +51,19 @@ export interface CoordinationRow {
   readonly read: LatencySummary | undefined;
   readonly write: LatencySummary | undefined;
   readonly errors: Readonly<Record<string, number>>;
+  /**
+   * CPU of all nodes per successful operation, in µs: the steadiest figure on a shared machine.
+   * Undefined for the interleaved phase, whose CPU the two routings share.
+   */
+  readonly nodeCpuUsPerOp: number | undefined;
 }
 
 export function coordinationRows(result: CoordinationResult): CoordinationRow[] {
   return result.phases.flatMap((p): CoordinationRow[] => {
     if (p.mode !== 'interleaved') {
       const row = { routing: p.mode, mode: p.mode, opsPerSec: p.opsPerSec, errors: p.errors };
-      return [{ ...row, read: p.byOp.read?.latency, write: p.byOp.write?.latency }];
+      const cpu = { nodeCpuUsPerOp: nodeCpuUsPerOp(p) };
+      return [{ ...row, ...cpu, read: p.byOp.read?.latency, write: p.byOp.write?.latency }];
     }
     return (['server', 'client'] as const).map((routing) => {
       const read = p.byOp[`read ${routing}`];
@@ -70,9 +76,17 @@ export function coordinationRows(result: CoordinationResult): CoordinationRow[] 
         read: read?.latency,
         write: write?.latency,
         errors: p.errors,
+        nodeCpuUsPerOp: undefined,
       };
     });
   });
+}
+
+/** CPU of every watched process but the harness (`bench`), per successful operation. */
+function nodeCpuUsPerOp(p: PhaseResult): number | undefined {
+  const nodes = Object.entries(p.processes).filter(([name]) => name !== 'bench');
+  const cpuMs = nodes.reduce((sum, [, s]) => sum + s.cpuMs, 0);
+  return nodes.length === 0 || p.ops === 0 || !Number.isFinite(cpuMs) ? undefined : (cpuMs * 1000) / p.ops;
 }
 
 export const COORDINATION_DEFAULTS: CoordinationSettings = {

@@ -86,6 +86,7 @@ export function renderCoordination(result: CoordinationResult): string {
     'write p99.9 ms',
     'read mean ms',
     'write mean ms',
+    'node CPU µs/op',
     'errors',
   ];
   const rows = coordinationRows(result).map((r) => [
@@ -96,6 +97,7 @@ export function renderCoordination(result: CoordinationResult): string {
     formatMs(r.write?.p999Ms ?? Number.NaN),
     formatMs(r.read?.meanMs ?? Number.NaN),
     formatMs(r.write?.meanMs ?? Number.NaN),
+    r.nodeCpuUsPerOp === undefined ? '–' : formatCount(r.nodeCpuUsPerOp),
     formatErrors(r.errors),
   ]);
   for (const routing of ['server', 'client'] as const) {
@@ -109,6 +111,7 @@ export function renderCoordination(result: CoordinationResult): string {
       String(t.readMeanMs),
       String(t.writeMeanMs),
       '',
+      '',
     ]);
   }
   return [
@@ -118,7 +121,7 @@ export function renderCoordination(result: CoordinationResult): string {
       `${Math.round(s.readShare * 100)}% reads of ${formatCount(s.keys)} keys, the rest writes of fresh keys; ` +
       `${s.durationS} s per phase after ${s.warmupS} s warmup (interleaved: errors are the whole phase's).`,
     '',
-    renderTable(header, rows, new Set([2, 3, 4, 5, 6])),
+    renderTable(header, rows, new Set([2, 3, 4, 5, 6, 7])),
   ].join('\n');
 }
 
