@@ -46,7 +46,7 @@ bench-results/paper-<time>.json and .md, then the charts (as \`pnpm bench charts
   fig5        Figure 5: p99.9 write latency per second, buffered vs durable writes
 
   --only LIST             experiments to run, comma-separated (default: all four)
-  --quick                 smoke check: short phases, a smaller simulation (about a minute)
+  --quick                 smoke check: short phases, a smaller simulation (about 1.5 minutes)
   --duration-s S          measured seconds of every cluster phase (defaults: table2 15, fig5 30,
                           divergence 5 per writer count; --quick: 4, 5, 2)
   --rate R                table2 and fig5: operations started per second, an open loop so every
