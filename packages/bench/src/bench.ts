@@ -2,19 +2,21 @@
  * One benchmark run: the bare fastify baseline, then the cluster (started here or given by URL):
  * a load phase if a read workload needs keys, then each workload for each target mode.
  */
-import { cpus, loadavg, totalmem } from 'node:os';
+import { loadavg } from 'node:os';
 import type { Pool } from 'undici';
 import { startBareServer } from './bare.js';
 import { attachCluster, type Cluster, type NodeHandle, startLocalCluster } from './cluster.js';
 import { bareDriver, type KeyCounter, type LoadTarget, loadDriver, workloadDriver } from './drivers.js';
 import { createPool } from './http.js';
 import { createKeyChooser } from './keys.js';
+import { machineInfo } from './machine.js';
 import type { BenchOptions } from './options.js';
 import { ProcessSampler } from './proc-sampler.js';
 import type { ProgressSink } from './progress.js';
 import { type BenchReport, computeRatios, type PhaseResult, type TargetMode } from './results.js';
 import { currentRevision } from './revision.js';
 import { createRng, type Rng } from './rng.js';
+import { createKeyRouter, type KeyRouter } from './routing.js';
 import { type Driver, type PhaseContext, type PhasePlan, runPhase } from './runner.js';
 import { makeValues, putBody } from './values.js';
 import { needsLoadedKeys, WORKLOADS } from './workloads.js';
@@ -68,15 +70,7 @@ export async function runBench(options: BenchOptions, io: BenchIo): Promise<Benc
       startedAt,
       revision,
       finishedAt: new Date().toISOString(),
-      machine: {
-        cpus: cpus().length,
-        cpuModel: cpus()[0]?.model.trim() ?? 'unknown',
-        memoryBytes: totalmem(),
-        node: process.versions.node,
-        platform: `${process.platform} ${process.arch}`,
-        loadAverageStart,
-        loadAverageEnd: loadavg(),
-      },
+      machine: machineInfo(loadAverageStart),
       settings: {
         workloads: options.workloads,
         targets: options.targets,
@@ -107,10 +101,19 @@ async function runClusterPhases(
   record: (result: PhaseResult) => void,
 ): Promise<void> {
   const pools = new Map<TargetMode, Pool[]>();
-  for (const mode of options.targets) pools.set(mode, targetPools(cluster.nodes, mode, options.connections));
+  let router: KeyRouter | undefined;
+  for (const mode of options.targets) {
+    if (mode === 'replica') {
+      router = await createKeyRouter(cluster.nodes[0]!.url, options.connections);
+      pools.set(mode, [...router.pools]);
+    } else pools.set(mode, targetPools(cluster.nodes, mode, options.connections));
+  }
   // Unique per run, so runs against the same nodes never read each other's keys.
   const prefix = `b${Date.now().toString(36)}-`;
-  const target = (mode: TargetMode): LoadTarget => ({ pools: pools.get(mode)!, prefix, ...data });
+  const target = (mode: TargetMode): LoadTarget => {
+    const base = { pools: pools.get(mode)!, prefix, ...data };
+    return mode === 'replica' && router !== undefined ? { ...base, route: router.poolFor } : base;
+  };
   const plan = (name: string, mode: TargetMode, driver: Driver): PhasePlan => ({
     head: { name, system: 'tessera', target: mode },
     workers: options.connections,
@@ -180,6 +183,7 @@ async function openCluster(options: BenchOptions, io: BenchIo): Promise<Cluster>
     r: options.r,
     w: options.w,
     keepData: options.keepData,
+    ...(options.durability === undefined ? {} : { durability: options.durability }),
     ...(options.cpuProfDir === undefined ? {} : { cpuProfDir: options.cpuProfDir }),
     onNodeReady: (node, logPath) =>
       io.log(`  ${node.nodeId} ready at ${node.url}, pid ${node.pid}, log ${logPath}`),
@@ -187,7 +191,7 @@ async function openCluster(options: BenchOptions, io: BenchIo): Promise<Cluster>
 }
 
 /** One pool to the first node, or one per node with the connections split between them. */
-function targetPools(nodes: readonly NodeHandle[], mode: TargetMode, connections: number): Pool[] {
+function targetPools(nodes: readonly NodeHandle[], mode: 'one' | 'spread', connections: number): Pool[] {
   if (mode === 'one') return [createPool(nodes[0]!.url, connections)];
   return nodes.map((node, i) => {
     const share = Math.floor(connections / nodes.length) + (i < connections % nodes.length ? 1 : 0);

@@ -34,6 +34,8 @@ export interface LocalClusterOptions {
   readonly n: number;
   readonly r: number;
   readonly w: number;
+  /** `tessera start --durability`; undefined leaves the node's default. */
+  readonly durability?: string;
   /** Run node n0 with --cpu-prof, writing its profile here when it stops. */
   readonly cpuProfDir?: string;
   /** Keep the temp dir (data and node logs) after the run. */
@@ -47,6 +49,7 @@ interface StatusBody {
   readonly n: number;
   readonly r: number;
   readonly w: number;
+  readonly durability?: string;
   readonly members: readonly { readonly nodeId: string; readonly http: string; readonly status: string }[];
 }
 
@@ -58,6 +61,7 @@ export async function startLocalCluster(options: LocalClusterOptions): Promise<C
   const httpPort = await freePortBlock(options.nodes);
   const peerPort = await freePortBlock(options.nodes);
   const extraArgs = ['--n', String(options.n), '--r', String(options.r), '--w', String(options.w)];
+  if (options.durability !== undefined) extraArgs.push('--durability', options.durability);
   const specs = localNodeSpecs({ nodes: options.nodes, dir, httpPort, peerPort, extraArgs });
   const started: LocalNode[] = [];
   const stop = async (): Promise<void> => {
@@ -109,6 +113,7 @@ function clusterInfo(local: boolean, nodes: readonly NodeHandle[], status: Statu
     n: status.n,
     r: status.r,
     w: status.w,
+    ...(status.durability === undefined ? {} : { durability: status.durability }),
   };
 }
 

@@ -9,8 +9,10 @@ import { putBody } from './values.js';
 import { chooseOp, type Workload } from './workloads.js';
 
 export interface LoadTarget {
-  /** Worker i sends to pools[i % pools.length]. */
+  /** Worker i sends to pools[i % pools.length], unless `route` is set. */
   readonly pools: readonly Pool[];
+  /** Client-driven routing: the pool for a key (its first replica's node). */
+  readonly route?: (key: string) => Pool;
   /** Prepended to every key, unique per run, so runs against the same nodes do not mix. */
   readonly prefix: string;
   /** Serialized values to rotate through. */
@@ -27,8 +29,8 @@ export function loadedKey(prefix: string, index: number): string {
   return `${prefix}k${index}`;
 }
 
-function poolFor(target: LoadTarget, worker: number): Pool {
-  return target.pools[worker % target.pools.length]!;
+function poolFor(target: LoadTarget, worker: number, key: string): Pool {
+  return target.route?.(key) ?? target.pools[worker % target.pools.length]!;
 }
 
 function valueFor(target: LoadTarget): string {
@@ -42,7 +44,7 @@ export function loadDriver(target: LoadTarget, count: number): Driver {
     next(worker) {
       if (nextIndex >= count) return undefined;
       const key = loadedKey(target.prefix, nextIndex++);
-      const pool = poolFor(target, worker);
+      const pool = poolFor(target, worker, key);
       return { kind: 'insert', run: () => putKey(pool, key, putBody(valueFor(target))) };
     },
   };
@@ -56,13 +58,14 @@ export function workloadDriver(
 ): Driver {
   return {
     next(worker): PendingOp {
-      const pool = poolFor(target, worker);
       const kind = chooseOp(workload, target.rng());
       if (kind === 'insert') {
         const key = `${target.prefix}w${fresh.next++}`;
+        const pool = poolFor(target, worker, key);
         return { kind, run: () => putKey(pool, key, putBody(valueFor(target))) };
       }
       const key = loadedKey(target.prefix, keys.next());
+      const pool = poolFor(target, worker, key);
       if (kind === 'read') return { kind, run: () => getKey(pool, key) };
       return { kind, run: () => readModifyWrite(pool, key, valueFor(target)) };
     },
@@ -70,7 +73,7 @@ export function workloadDriver(
 }
 
 /** GET, then PUT a new value with the read's context: it replaces exactly the siblings read. */
-async function readModifyWrite(pool: Pool, key: string, value: string): Promise<Outcome> {
+export async function readModifyWrite(pool: Pool, key: string, value: string): Promise<Outcome> {
   const read = await getKey(pool, key);
   if (read.error !== undefined && read.found !== false) return read;
   const write = await putKey(pool, key, putBody(value, read.context));

@@ -3,10 +3,14 @@
 import { runBench } from './bench.js';
 import { parseBenchArgs, USAGE, UsageError } from './options.js';
 import { writeResults } from './output.js';
+import { chartsCommand, paperCommand } from './paper/main.js';
+import { PAPER_USAGE } from './paper/options.js';
 import { createProgress } from './progress.js';
 import { renderMarkdown } from './report.js';
 
 async function main(argv: readonly string[]): Promise<number> {
+  const sub = argv[0] === 'paper' ? paperCommand : argv[0] === 'charts' ? chartsCommand : undefined;
+  if (sub !== undefined) return runSubcommand(sub, argv.slice(1));
   let options: ReturnType<typeof parseBenchArgs>;
   try {
     options = parseBenchArgs(argv);
@@ -21,15 +25,7 @@ async function main(argv: readonly string[]): Promise<number> {
     process.stdout.write(USAGE);
     return 0;
   }
-  const controller = new AbortController();
-  const onSignal = (): void => {
-    if (controller.signal.aborted) process.exit(130);
-    out('\nStopping early (again to quit at once)…');
-    controller.abort();
-  };
-  process.on('SIGINT', onSignal);
-  process.on('SIGTERM', onSignal);
-
+  const controller = stopOnSignals();
   const report = await runBench(options, {
     log: out,
     progress: createProgress(process.stdout),
@@ -39,6 +35,33 @@ async function main(argv: readonly string[]): Promise<number> {
   process.stdout.write(`\n${renderMarkdown(report)}\n`);
   out(`Results: ${files.markdownPath}\n         ${files.jsonPath}`);
   return controller.signal.aborted ? 130 : 0;
+}
+
+/** `pnpm bench paper …` and `pnpm bench charts …`. */
+async function runSubcommand(command: typeof paperCommand, argv: readonly string[]): Promise<number> {
+  const controller = stopOnSignals();
+  try {
+    return await command(argv, { out, progress: createProgress(process.stdout), signal: controller.signal });
+  } catch (err) {
+    if (err instanceof UsageError || isParseArgsError(err)) {
+      process.stderr.write(`bench: ${(err as Error).message}\n\n${PAPER_USAGE}`);
+      return 2;
+    }
+    throw err;
+  }
+}
+
+/** Ctrl-C stops early (the run still writes what it measured); a second one quits at once. */
+function stopOnSignals(): AbortController {
+  const controller = new AbortController();
+  const onSignal = (): void => {
+    if (controller.signal.aborted) process.exit(130);
+    out('\nStopping early (again to quit at once)…');
+    controller.abort();
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  return controller;
 }
 
 function out(line: string): void {

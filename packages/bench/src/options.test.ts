@@ -47,4 +47,17 @@ describe('bench options', () => {
     expect(isLoopbackUrl('http://192.168.1.2:7000')).toBe(false);
     expect(isLoopbackUrl('http://example.com')).toBe(false);
   });
+
+  it('--routing client sends to replicas and excludes --target; --durability is checked and local only', () => {
+    expect(parseBenchArgs(['--routing', 'client']).targets).toEqual(['replica']);
+    expect(parseBenchArgs(['--routing', 'server', '--target', 'spread']).targets).toEqual(['spread']);
+    expect(() => parseBenchArgs(['--routing', 'client', '--target', 'one'])).toThrow(UsageError);
+    expect(() => parseBenchArgs(['--routing', 'nearest'])).toThrow(UsageError);
+    expect(parseBenchArgs([]).durability).toBeUndefined();
+    expect(parseBenchArgs(['--durability', 'fsync-one']).durability).toBe('fsync-one');
+    expect(() => parseBenchArgs(['--durability', 'sometimes'])).toThrow(UsageError);
+    expect(() => parseBenchArgs(['--durability', 'fsync', '--url', 'http://127.0.0.1:7000'])).toThrow(
+      UsageError,
+    );
+  });
 });

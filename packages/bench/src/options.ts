@@ -27,9 +27,21 @@ export interface BenchOptions {
   readonly keepData: boolean;
   readonly cpuProfDir: string | undefined;
   readonly quick: boolean;
+  /** Passed to the nodes the harness starts (`tessera start --durability`); undefined: their default. */
+  readonly durability: Durability | undefined;
+}
+
+/** Node durability modes the bench can ask for; a node that lacks one refuses to start. */
+export const DURABILITY_MODES = ['process', 'fsync-one', 'fsync'] as const;
+export type Durability = (typeof DURABILITY_MODES)[number];
+
+export function isDurability(value: string): value is Durability {
+  return (DURABILITY_MODES as readonly string[]).includes(value);
 }
 
 export const USAGE = `Usage: pnpm bench [options]        (or: node packages/bench/dist/main.js [options])
+       pnpm bench paper [options]  the Dynamo paper's section 6 experiments (see pnpm bench paper --help)
+       pnpm bench charts           their charts, from bench-results/paper-*.json
 
 Runs YCSB-style workloads against a Tessera cluster and a bare fastify server, and writes
 bench-results/<time>.json and .md.
@@ -40,6 +52,9 @@ bench-results/<time>.json and .md.
                           C 100% read
                           W 100% writes of fresh keys
   --target MODE         one (all load to the first node), spread (over all nodes), or both (default one)
+  --routing R           server (default: requests go where --target says, and a node that is not a
+                        replica of the key forwards) or client (each request to its key's first
+                        replica, from the ring in GET /v1/status, as @tessera/client routes)
   --distribution D      zipfian or uniform key choice for reads (default zipfian)
   --keys K              keys written in the load phase before the first read workload (default 10000)
   --value-bytes B       serialized size of each value (default 150)
@@ -50,6 +65,7 @@ bench-results/<time>.json and .md.
   --url URL[,URL...]    target running nodes (loopback only) instead of starting a local cluster
   --nodes K             nodes of the local cluster (default 3)
   --n N --r R --w W     replication settings of the local cluster (default 3, 2, 2)
+  --durability D        process, fsync-one or fsync: passed to the local nodes (default: theirs)
   --no-bare             skip the bare fastify baseline
   --out DIR             where results go (default bench-results)
   --seed S              seed of the key and value choice (default 1)
@@ -77,7 +93,9 @@ export function parseBenchArgs(argv: readonly string[]): BenchOptions {
     options: {
       help: { type: 'boolean', short: 'h', default: false },
       workloads: { type: 'string', default: 'W,C,A' },
-      target: { type: 'string', default: 'one' },
+      target: { type: 'string' },
+      routing: { type: 'string', default: 'server' },
+      durability: { type: 'string' },
       distribution: { type: 'string', default: 'zipfian' },
       keys: { type: 'string' },
       'value-bytes': { type: 'string', default: '150' },
@@ -102,8 +120,7 @@ export function parseBenchArgs(argv: readonly string[]): BenchOptions {
   for (const w of workloads) {
     if (!isWorkloadName(w)) throw new UsageError(`--workloads: unknown workload "${w}" (use A, B, C, W).`);
   }
-  const targets = TARGET_MODES[values.target];
-  if (targets === undefined) throw new UsageError('--target must be one, spread or both.');
+  const targets = chooseTargets(values.routing, values.target);
   if (values.distribution !== 'zipfian' && values.distribution !== 'uniform') {
     throw new UsageError('--distribution must be zipfian or uniform.');
   }
@@ -117,6 +134,13 @@ export function parseBenchArgs(argv: readonly string[]): BenchOptions {
   const w = whole('--w', values.w, 1, n);
   const nodes = whole('--nodes', values.nodes, 1, 16);
   if (urls.length === 0 && n > nodes) throw new UsageError(`--n ${n} needs at least ${n} nodes (--nodes).`);
+  const durability = values.durability;
+  if (durability !== undefined && !isDurability(durability)) {
+    throw new UsageError(`--durability must be one of ${DURABILITY_MODES.join(', ')}.`);
+  }
+  if (durability !== undefined && urls.length > 0) {
+    throw new UsageError('--durability configures nodes the harness starts; it cannot be used with --url.');
+  }
   const cpuProfDir = values['cpu-prof-dir'];
   if (cpuProfDir !== undefined && urls.length > 0) {
     throw new UsageError('--cpu-prof-dir profiles a node the harness starts; it cannot be used with --url.');
@@ -142,7 +166,20 @@ export function parseBenchArgs(argv: readonly string[]): BenchOptions {
     keepData: values['keep-data'],
     cpuProfDir,
     quick,
+    durability,
   };
+}
+
+/** Server routing follows --target; client routing sends every request to its key's first replica. */
+function chooseTargets(routing: string, target: string | undefined): readonly TargetMode[] {
+  if (routing === 'client') {
+    if (target !== undefined) throw new UsageError('--target applies to --routing server only.');
+    return ['replica'];
+  }
+  if (routing !== 'server') throw new UsageError('--routing must be client or server.');
+  const targets = TARGET_MODES[target ?? 'one'];
+  if (targets === undefined) throw new UsageError('--target must be one, spread or both.');
+  return targets;
 }
 
 function whole(flag: string, text: string, min: number, max: number): number {

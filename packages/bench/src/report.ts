@@ -12,7 +12,8 @@ export function renderMarkdown(report: BenchReport): string {
     `Machine: ${machine.cpus} cores (${machine.cpuModel}), ${formatMib(machine.memoryBytes)} MiB, Node ${machine.node}, ` +
       `${machine.platform}; load average ${load(machine.loadAverageStart)} at start, ${load(machine.loadAverageEnd)} at end.`,
     `Code: commit ${report.revision.commit}${report.revision.dirty ? ' with local changes in packages/core or packages/server' : ''}.`,
-    `Cluster: ${cluster.nodeIds.length} nodes (${cluster.local ? 'started by the harness' : 'given by --url'}), N=${cluster.n} R=${cluster.r} W=${cluster.w}.`,
+    `Cluster: ${cluster.nodeIds.length} nodes (${cluster.local ? 'started by the harness' : 'given by --url'}), N=${cluster.n} R=${cluster.r} W=${cluster.w}` +
+      `${cluster.durability === undefined ? '' : `, durability ${cluster.durability}`}.`,
     `Load: ${settings.connections} connections, ${settings.durationS} s per phase after ${settings.warmupS} s warmup, ` +
       `${settings.valueBytes}-byte values, ${settings.keys} keys (${settings.distribution}), seed ${settings.seed}.`,
     '',

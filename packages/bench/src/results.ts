@@ -1,9 +1,14 @@
 /** The shape of a benchmark run's results, as written to bench-results/*.json. */
 import type { KeyDistribution } from './keys.js';
 import type { Revision } from './revision.js';
+import type { WindowStats } from './windows.js';
 import type { WorkloadName } from './workloads.js';
 
-export type TargetMode = 'one' | 'spread';
+/**
+ * Where a phase's requests go: all to the first node, spread over all nodes (both server-driven:
+ * a node that is not a replica forwards), or each to its key's first replica (client-driven).
+ */
+export type TargetMode = 'one' | 'spread' | 'replica';
 
 export interface LatencySummary {
   readonly count: number;
@@ -45,6 +50,8 @@ export interface PhaseResult {
   readonly siblings: SiblingCounts;
   /** Per process watched during the measured time, by node id (`bare` for the baseline, `bench` for this one). */
   readonly processes: Readonly<Record<string, ProcessStats>>;
+  /** Latency per window of the measured time, when the phase asked for it. */
+  readonly windows?: readonly WindowStats[];
 }
 
 export interface ProcessStats {
@@ -76,6 +83,8 @@ export interface ClusterInfo {
   readonly n: number;
   readonly r: number;
   readonly w: number;
+  /** The nodes' durability mode, as GET /v1/status reports it. */
+  readonly durability?: string;
 }
 
 export interface MachineInfo {

@@ -1,13 +1,15 @@
 /**
  * Runs one phase as a closed loop: each worker keeps one request in flight (one per connection),
  * issuing the next as soon as the last one answered, until the time is up or the driver has no
- * more work. Operations that start during the warmup are not measured.
+ * more work; or, with a rate, as an open loop: operations start on a fixed schedule, each taken
+ * by the next free worker. Operations that start during the warmup are not measured.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { ProcessSampler } from './proc-sampler.js';
 import type { ProgressSink } from './progress.js';
 import { type Outcome, PhaseRecorder } from './recorder.js';
 import type { PhaseResult } from './results.js';
+import { LatencyWindows } from './windows.js';
 
 export interface PendingOp {
   readonly kind: string;
@@ -30,6 +32,13 @@ export interface PhasePlan {
   readonly driver: Driver;
   /** Called once when the measured time begins (after the warmup). */
   readonly onMeasureStart?: () => void;
+  /** Also report latency per window of this many ms (successful measured operations). */
+  readonly windowMs?: number;
+  /**
+   * Open loop: start operations at this fixed rate (one every 1000 / rate ms, taken by the next free
+   * worker) instead of as fast as the workers go. `workers` bounds the operations in flight.
+   */
+  readonly ratePerSec?: number;
 }
 
 export interface PhaseContext {
@@ -44,6 +53,7 @@ const PROGRESS_EVERY_MS = 1_000;
 
 export async function runPhase(plan: PhasePlan, ctx: PhaseContext): Promise<PhaseResult> {
   const recorder = new PhaseRecorder();
+  const windows = plan.windowMs === undefined ? undefined : new LatencyWindows(plan.windowMs);
   const startedMs = performance.now();
   const measureFromMs = startedMs + plan.warmupMs;
   const endMs = measureFromMs + plan.durationMs;
@@ -73,16 +83,28 @@ export async function runPhase(plan: PhasePlan, ctx: PhaseContext): Promise<Phas
     lastMs = now;
   }, PROGRESS_EVERY_MS);
 
+  const pace = plan.ratePerSec === undefined ? undefined : schedule(startedMs, plan.ratePerSec);
   const worker = async (index: number): Promise<void> => {
     while (!ctx.signal.aborted && performance.now() < endMs) {
+      const slotMs = pace?.();
+      if (slotMs !== undefined) {
+        if (slotMs >= endMs) return;
+        const waitMs = slotMs - performance.now();
+        if (waitMs > 0) await sleep(waitMs);
+        if (ctx.signal.aborted) return;
+      }
       const op = plan.driver.next(index);
       if (op === undefined) return;
-      const t0 = performance.now();
+      // Paced: latency counts from the slot, so a request that waited for a free worker says so.
+      const t0 = slotMs ?? performance.now();
       const outcome = await op
         .run()
         .catch((err: unknown): Outcome => ({ error: errorCode(err), transport: true }));
       const t1 = performance.now();
       recorder.record(op.kind, (t1 - t0) * 1000, outcome, t0 >= measureFromMs);
+      if (windows !== undefined && t0 >= measureFromMs && outcome.error === undefined) {
+        windows.record(t0 - measureFromMs, (t1 - t0) * 1000);
+      }
       if (outcome.transport === true) await sleep(TRANSPORT_BACKOFF_MS);
     }
   };
@@ -95,7 +117,15 @@ export async function runPhase(plan: PhasePlan, ctx: PhaseContext): Promise<Phas
   }
   const measuredMs = Math.max(0, performance.now() - Math.max(measureFromMs, startedMs));
   await beginMeasuring();
-  return recorder.summarize(plan.head, measuredMs, await ctx.processes.endPhase());
+  const result = recorder.summarize(plan.head, measuredMs, await ctx.processes.endPhase());
+  return windows === undefined ? result : { ...result, windows: windows.summarize() };
+}
+
+/** Start times one after another, 1000 / rate ms apart, from `startMs`. */
+function schedule(startMs: number, ratePerSec: number): () => number {
+  if (!(ratePerSec > 0)) throw new RangeError(`rate must be > 0 per second, got ${ratePerSec}`);
+  let slots = 0;
+  return () => startMs + (slots++ * 1000) / ratePerSec;
 }
 
 /** A stable code for a thrown error: undici's `code` (UND_ERR_SOCKET, ECONNREFUSED, …) or its name. */
