@@ -116,7 +116,7 @@ function callPipe(bytes: Uint8Array): Promise<Outcome> {
       },
     );
     stream.on('data', (data: Buffer) => {
-      for (const reply of pb.PipeReplies.decode(data).replies) {
+      for (const reply of pb.PipeResponse.decode(data).replies) {
         if (reply.error === undefined || refused?.tesseraCode === 'INTERNAL') continue;
         refused = {
           code: status.INVALID_ARGUMENT,
@@ -365,7 +365,7 @@ const METHODS: readonly MethodCase[] = [
         }),
         { maxLength: 8 },
       )
-      .map((calls) => encoded(pb.PipeBatch)({ calls })),
+      .map((calls) => encoded(pb.PipeRequest)({ calls })),
   },
 ];
 

@@ -26,7 +26,7 @@ interface Pending {
   readonly rpc: string;
   readonly deadline: number;
   readonly timeoutMs: number;
-  readonly stream: ClientDuplexStream<pb.PipeBatch, pb.PipeReplies>;
+  readonly stream: ClientDuplexStream<pb.PipeRequest, pb.PipeResponse>;
   resolve(reply: pb.PipeReply): void;
   reject(error: TesseraError): void;
 }
@@ -40,7 +40,7 @@ export interface PipeClientOptions {
 }
 
 export class PipeClient {
-  private stream: ClientDuplexStream<pb.PipeBatch, pb.PipeReplies> | undefined;
+  private stream: ClientDuplexStream<pb.PipeRequest, pb.PipeResponse> | undefined;
   private readonly pending = new Map<number, Pending>();
   private outbox: pb.PipeCall[] = [];
   private outboxBytes = 0;
@@ -96,7 +96,7 @@ export class PipeClient {
     this.stream = undefined;
   }
 
-  private open(): ClientDuplexStream<pb.PipeBatch, pb.PipeReplies> {
+  private open(): ClientDuplexStream<pb.PipeRequest, pb.PipeResponse> {
     if (this.stream !== undefined) return this.stream;
     const metadata = this.options.metadata?.();
     const stream =
@@ -112,7 +112,7 @@ export class PipeClient {
             pipeMethod.responseDeserialize,
             metadata,
           );
-    stream.on('data', (replies: pb.PipeReplies) => this.receive(replies));
+    stream.on('data', (replies: pb.PipeResponse) => this.receive(replies));
     stream.on('error', (error: ServiceError) => this.broken(stream, this.streamError(error)));
     stream.on('end', () => this.broken(stream, this.streamError(undefined)));
     this.stream = stream;
@@ -139,7 +139,7 @@ export class PipeClient {
 
   /** The stream is gone: its calls in flight fail, and the next call opens a new stream. */
   private broken(
-    stream: ClientDuplexStream<pb.PipeBatch, pb.PipeReplies>,
+    stream: ClientDuplexStream<pb.PipeRequest, pb.PipeResponse>,
     failure: (rpc: string) => TesseraError,
   ): void {
     if (this.stream === stream) {
@@ -152,7 +152,7 @@ export class PipeClient {
   }
 
   private fail(
-    stream: ClientDuplexStream<pb.PipeBatch, pb.PipeReplies> | undefined,
+    stream: ClientDuplexStream<pb.PipeRequest, pb.PipeResponse> | undefined,
     failure: (rpc: string) => TesseraError,
   ): void {
     for (const [id, p] of this.pending) {
@@ -185,7 +185,7 @@ export class PipeClient {
     stream.write({ calls });
   }
 
-  private receive(message: pb.PipeReplies): void {
+  private receive(message: pb.PipeResponse): void {
     for (const reply of message.replies) {
       const p = this.pending.get(reply.id);
       if (p === undefined) continue; // timed out already

@@ -21,7 +21,7 @@ const REPLIES_PER_MESSAGE_MAX = 4_096;
 const REPLICATED: pb.ReplicateResponse = {};
 const NOT_FOUND: pb.ReadResponse = { found: false, state: new Uint8Array(0) };
 
-type PipeCallStream = ServerDuplexStream<pb.PipeBatch | DecodeFailure, pb.PipeReplies>;
+type PipeCallStream = ServerDuplexStream<pb.PipeRequest | DecodeFailure, pb.PipeResponse>;
 
 export interface PipeService {
   /** Ends every open pipe stream, so a server shutdown does not wait for them. */
@@ -63,7 +63,7 @@ class PipeStream {
     private readonly handler: Pick<PeerApi, 'read' | 'replicate'>,
     private readonly log: Logger,
   ) {
-    call.on('data', (batch: pb.PipeBatch | DecodeFailure) => this.receive(batch));
+    call.on('data', (batch: pb.PipeRequest | DecodeFailure) => this.receive(batch));
     call.on('end', () => this.end());
     call.on('error', () => {
       this.ended = true;
@@ -77,9 +77,9 @@ class PipeStream {
     this.call.end();
   }
 
-  private receive(batch: pb.PipeBatch | DecodeFailure): void {
+  private receive(batch: pb.PipeRequest | DecodeFailure): void {
     if (batch instanceof DecodeFailure) {
-      this.refuseStream('A pipe message is not a valid protobuf PipeBatch.');
+      this.refuseStream('A pipe message is not a valid protobuf PipeRequest.');
       return;
     }
     for (const call of batch.calls) this.serve(call);

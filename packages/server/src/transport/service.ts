@@ -95,14 +95,14 @@ export const pipeMethod = {
   path: pb.PeerService.pipe.path,
   requestStream: true,
   responseStream: true,
-  requestSerialize: serializer(pb.PipeBatch),
-  requestDeserialize: (bytes: Buffer): pb.PipeBatch | DecodeFailure => {
+  requestSerialize: serializer(pb.PipeRequest),
+  requestDeserialize: (bytes: Buffer): pb.PipeRequest | DecodeFailure => {
     try {
-      return pb.PipeBatch.decode(plain(bytes));
+      return pb.PipeRequest.decode(plain(bytes));
     } catch (error) {
       return new DecodeFailure(error);
     }
   },
-  responseSerialize: serializer(pb.PipeReplies),
-  responseDeserialize: (bytes: Buffer): pb.PipeReplies => pb.PipeReplies.decode(plain(bytes)),
+  responseSerialize: serializer(pb.PipeResponse),
+  responseDeserialize: (bytes: Buffer): pb.PipeResponse => pb.PipeResponse.decode(plain(bytes)),
 } as const;

@@ -196,7 +196,7 @@ export interface TransferEntry {
   readonly state: Uint8Array;
 }
 
-export interface PipeBatch {
+export interface PipeRequest {
   readonly calls: readonly PipeCall[];
 }
 
@@ -208,7 +208,7 @@ export interface PipeCall {
   readonly replicate?: ReplicateRequest | undefined;
 }
 
-export interface PipeReplies {
+export interface PipeResponse {
   readonly replies: readonly PipeReply[];
 }
 
@@ -1654,19 +1654,19 @@ export const TransferEntry: MessageFns<TransferEntry> = {
   },
 };
 
-function createBasePipeBatch(): PipeBatch {
+function createBasePipeRequest(): PipeRequest {
   return { calls: [] };
 }
 
-export const PipeBatch: MessageFns<PipeBatch> = {
-  encode(message: PipeBatch, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+export const PipeRequest: MessageFns<PipeRequest> = {
+  encode(message: PipeRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     for (const v of message.calls) {
       PipeCall.encode(v!, writer.uint32(10).fork()).join();
     }
     return writer;
   },
 
-  decode(input: BinaryReader | Uint8Array, length?: number): PipeBatch {
+  decode(input: BinaryReader | Uint8Array, length?: number): PipeRequest {
     const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
@@ -1675,7 +1675,7 @@ export const PipeBatch: MessageFns<PipeBatch> = {
     (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
     try {
       const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBasePipeBatch() as any;
+      const message = createBasePipeRequest() as any;
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
@@ -1768,19 +1768,19 @@ export const PipeCall: MessageFns<PipeCall> = {
   },
 };
 
-function createBasePipeReplies(): PipeReplies {
+function createBasePipeResponse(): PipeResponse {
   return { replies: [] };
 }
 
-export const PipeReplies: MessageFns<PipeReplies> = {
-  encode(message: PipeReplies, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+export const PipeResponse: MessageFns<PipeResponse> = {
+  encode(message: PipeResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     for (const v of message.replies) {
       PipeReply.encode(v!, writer.uint32(10).fork()).join();
     }
     return writer;
   },
 
-  decode(input: BinaryReader | Uint8Array, length?: number): PipeReplies {
+  decode(input: BinaryReader | Uint8Array, length?: number): PipeResponse {
     const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
@@ -1789,7 +1789,7 @@ export const PipeReplies: MessageFns<PipeReplies> = {
     (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
     try {
       const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBasePipeReplies() as any;
+      const message = createBasePipeResponse() as any;
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
@@ -2058,10 +2058,10 @@ export const PeerService = {
     path: "/tessera.peer.v1.Peer/Pipe" as const,
     requestStream: true as const,
     responseStream: true as const,
-    requestSerialize: (value: PipeBatch): Buffer => Buffer.from(PipeBatch.encode(value).finish()),
-    requestDeserialize: (value: Buffer): PipeBatch => PipeBatch.decode(value),
-    responseSerialize: (value: PipeReplies): Buffer => Buffer.from(PipeReplies.encode(value).finish()),
-    responseDeserialize: (value: Buffer): PipeReplies => PipeReplies.decode(value),
+    requestSerialize: (value: PipeRequest): Buffer => Buffer.from(PipeRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): PipeRequest => PipeRequest.decode(value),
+    responseSerialize: (value: PipeResponse): Buffer => Buffer.from(PipeResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): PipeResponse => PipeResponse.decode(value),
   },
 } as const;
 
@@ -2090,7 +2090,7 @@ export interface PeerServer extends UntypedServiceImplementation {
    * and writes in batches, one message per event-loop tick each way, so a write costs no RPC of
    * its own. Replies may come in any order and are matched by call id.
    */
-  pipe: handleBidiStreamingCall<PipeBatch, PipeReplies>;
+  pipe: handleBidiStreamingCall<PipeRequest, PipeResponse>;
 }
 
 export interface PeerClient extends Client {
@@ -2218,9 +2218,9 @@ export interface PeerClient extends Client {
    * and writes in batches, one message per event-loop tick each way, so a write costs no RPC of
    * its own. Replies may come in any order and are matched by call id.
    */
-  pipe(): ClientDuplexStream<PipeBatch, PipeReplies>;
-  pipe(options: Partial<CallOptions>): ClientDuplexStream<PipeBatch, PipeReplies>;
-  pipe(metadata: Metadata, options?: Partial<CallOptions>): ClientDuplexStream<PipeBatch, PipeReplies>;
+  pipe(): ClientDuplexStream<PipeRequest, PipeResponse>;
+  pipe(options: Partial<CallOptions>): ClientDuplexStream<PipeRequest, PipeResponse>;
+  pipe(metadata: Metadata, options?: Partial<CallOptions>): ClientDuplexStream<PipeRequest, PipeResponse>;
 }
 
 export const PeerClient = makeGenericClientConstructor(PeerService, "tessera.peer.v1.Peer") as unknown as {
