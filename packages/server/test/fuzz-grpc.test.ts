@@ -7,12 +7,13 @@
  *
  * A new RPC is covered by adding a row to METHODS.
  */
-import { Client, credentials, Metadata, type ServiceError, status } from '@grpc/grpc-js';
+import { Client, credentials, type ServiceError, status } from '@grpc/grpc-js';
 import { encodeState, isErrorCode, type KeyState, type Sibling } from '@tessera/core';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as pb from '../src/transport/generated/tessera/peer/v1/peer.js';
 import { MiB, send, watchRss } from './fuzz-kit.js';
+import { memberMetadata } from './grpc-kit.js';
 import { startCluster, type TestCluster } from './helpers.js';
 
 const RUNS = Number(process.env.FUZZ_RUNS ?? 60);
@@ -76,7 +77,7 @@ function call(path: string, bytes: Uint8Array, stream: boolean): Promise<Outcome
         identity,
         identity,
         Buffer.from(bytes),
-        new Metadata(),
+        memberMetadata(cluster.nodes[0]!.spec.nodeId),
         { deadline },
         (err) => resolve(outcome(err)),
       );
@@ -87,7 +88,7 @@ function call(path: string, bytes: Uint8Array, stream: boolean): Promise<Outcome
       identity,
       identity,
       Buffer.from(bytes),
-      new Metadata(),
+      memberMetadata(cluster.nodes[0]!.spec.nodeId),
       {
         deadline,
       },
@@ -110,7 +111,7 @@ function callPipe(bytes: Uint8Array): Promise<Outcome> {
       pb.PeerService.pipe.path,
       identity,
       identity,
-      new Metadata(),
+      memberMetadata(cluster.nodes[0]!.spec.nodeId),
       {
         deadline: Date.now() + CALL_TIMEOUT_MS,
       },

@@ -1,11 +1,12 @@
 /** Shared pieces of the gRPC transport tests: a fake peer, ports, raw calls, assertions. */
 import { once } from 'node:events';
 import { createServer } from 'node:net';
-import { Client, credentials, type ServiceError } from '@grpc/grpc-js';
+import { Client, credentials, Metadata, type ServiceError } from '@grpc/grpc-js';
 import { type ClusterState, type ErrorCode, type Member, TesseraError, withMember } from '@tessera/core';
 import { pino } from 'pino';
 import { expect } from 'vitest';
 import type { Logger } from '../src/logger.js';
+import { NODE_METADATA } from '../src/transport/credentials.js';
 import type {
   CoordinateReply,
   CoordinateRequest,
@@ -136,4 +137,14 @@ export function sendRaw(port: number, path: string, bytes: Uint8Array): Promise<
       },
     );
   });
+}
+
+/**
+ * The identity a raw test call claims (`tessera-node`): a member's id, so the peer guard lets
+ * it through and the test reaches the handlers, as a hostile or broken member would.
+ */
+export function memberMetadata(nodeId: string): Metadata {
+  const metadata = new Metadata();
+  metadata.set(NODE_METADATA, nodeId);
+  return metadata;
 }

@@ -4,11 +4,12 @@
  * normally once the load stops. The same for peer calls past peerInflightMax.
  */
 import { connect, type Socket } from 'node:net';
-import { Client, credentials, Metadata, type ServiceError, status } from '@grpc/grpc-js';
+import { Client, credentials, type ServiceError, status } from '@grpc/grpc-js';
 import { encodeState } from '@tessera/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as pb from '../src/transport/generated/tessera/peer/v1/peer.js';
 import { expectClientReply, MiB, parseRaw, type RawReply, send, sendRaw, watchRss } from './fuzz-kit.js';
+import { memberMetadata } from './grpc-kit.js';
 import { configFile, startCluster, type TestCluster, waitFor } from './helpers.js';
 
 const INFLIGHT_MAX = 8;
@@ -140,7 +141,7 @@ describe('overload', () => {
           identity,
           identity,
           Buffer.from(request),
-          new Metadata(),
+          memberMetadata(cluster.nodes[0]!.spec.nodeId),
           { deadline: Date.now() + 10_000 },
           (err) => resolve(err),
         ),
