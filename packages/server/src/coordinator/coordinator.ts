@@ -155,8 +155,8 @@ export class Coordinator {
     // copy is being written (paper section 5); that copy counts as an ack once it is on disk.
     let fanned: Promise<void> | undefined;
     const local = this.deps.store.update(key, (s) => this.stamp(s, value, context, counterMin), {
-      beforeWrite: (next) => {
-        fanned = this.fanOut(key, next, w, deadline, local);
+      beforeWrite: (next, encoded) => {
+        fanned = this.fanOut(key, next, encoded, w, deadline, local);
       },
     });
     let stored: KeyState;
@@ -166,7 +166,7 @@ export class Coordinator {
       fanned?.catch(() => {});
       throw err;
     }
-    await (fanned ?? this.fanOut(key, stored, w, deadline, local));
+    await (fanned ?? this.fanOut(key, stored, encodeState(stored), w, deadline, local));
     const written = value === undefined ? undefined : latestDot(stored, this.deps.self);
     return encodeContext(key, { ...contextAfterWrite(context, written), coordinator: this.deps.self });
   }
@@ -185,6 +185,7 @@ export class Coordinator {
   private async fanOut(
     key: string,
     state: KeyState,
+    encoded: Uint8Array,
     w: number,
     deadline: number,
     localWrite: Promise<unknown>,
@@ -196,7 +197,7 @@ export class Coordinator {
       n: this.deps.settings.n,
       w,
       state,
-      encoded: encodeState(state),
+      encoded,
       deadline,
       now: this.deps.now,
       localWrite,

@@ -59,7 +59,7 @@ export interface UpdateHooks {
    * Called under the key's lock with the new state once it is decided, before it is written: the
    * coordinator starts sending it to the other replicas while its own copy is being written.
    */
-  readonly beforeWrite?: (next: KeyState) => void;
+  readonly beforeWrite?: (next: KeyState, encoded: Uint8Array) => void;
 }
 
 interface ChangeOptions extends UpdateHooks {
@@ -248,8 +248,9 @@ export class ReplicaStore {
       const next = fn(stored);
       if (sameState(next, stored) && next.deletedAtMs === stored.deletedAtMs) return stored;
       if (how.limitSiblings) this.checkSiblings(key, stored, next);
-      how.beforeWrite?.(next);
-      const ops: BatchOp[] = [{ type: 'put', ns: 'data', key: at.dataKey, value: encodeState(next) }];
+      const encoded = encodeState(next);
+      how.beforeWrite?.(next, encoded);
+      const ops: BatchOp[] = [{ type: 'put', ns: 'data', key: at.dataKey, value: encoded }];
       const wasTombstone = isTombstone(stored);
       if (isTombstone(next) && !wasTombstone)
         ops.push({
