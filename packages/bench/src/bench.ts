@@ -78,6 +78,7 @@ export async function runBench(options: BenchOptions, io: BenchIo): Promise<Benc
         keys: options.keys,
         valueBytes: options.valueBytes,
         connections: options.connections,
+        ...(options.ratePerSec === undefined ? {} : { ratePerSec: options.ratePerSec }),
         durationS: options.durationS,
         warmupS: options.warmupS,
         seed: options.seed,
@@ -136,7 +137,13 @@ async function runClusterPhases(
         const keys = createKeyChooser(options.distribution, options.keys, data.rng);
         const driver = workloadDriver(WORKLOADS[name], target(mode), keys, fresh);
         // With --cpu-prof-dir, node n0's profile covers the measured part of the workloads.
-        record(await runPhase({ ...plan(name, mode, driver), onMeasureStart: cluster.startProfiling }, ctx));
+        const rate = options.ratePerSec === undefined ? {} : { ratePerSec: options.ratePerSec };
+        record(
+          await runPhase(
+            { ...plan(name, mode, driver), ...rate, onMeasureStart: cluster.startProfiling },
+            ctx,
+          ),
+        );
       }
     }
   } finally {

@@ -36,6 +36,9 @@ describe('bench options', () => {
   it('rejects bad values with a usage error', () => {
     expect(() => parseBenchArgs(['--workloads', 'Z'])).toThrow(UsageError);
     expect(() => parseBenchArgs(['--connections', '0'])).toThrow(UsageError);
+    expect(() => parseBenchArgs(['--rate', '0'])).toThrow(UsageError);
+    expect(parseBenchArgs(['--rate', '2500']).ratePerSec).toBe(2500);
+    expect(parseBenchArgs([]).ratePerSec).toBeUndefined();
     expect(() => parseBenchArgs(['--r', '4'])).toThrow(UsageError);
     expect(() => parseBenchArgs(['--url', 'http://10.0.0.5:7000'])).toThrow(/loopback/);
   });

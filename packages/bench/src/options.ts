@@ -14,6 +14,8 @@ export interface BenchOptions {
   readonly keys: number;
   readonly valueBytes: number;
   readonly connections: number;
+  /** Open loop: workload phases start this many operations per second; undefined for a closed loop. */
+  readonly ratePerSec: number | undefined;
   readonly durationS: number;
   readonly warmupS: number;
   readonly urls: readonly string[];
@@ -59,6 +61,9 @@ bench-results/<time>.json and .md.
   --keys K              keys written in the load phase before the first read workload (default 10000)
   --value-bytes B       serialized size of each value (default 150)
   --connections C       concurrent connections, one request in flight each (default 50)
+  --rate R              open loop: the workload phases start R operations per second, latency
+                        counted from each scheduled start (default: closed loop, as fast as the
+                        connections go); e.g. half of a closed-loop run's ops/s for "half load"
   --duration-s S        measured seconds per phase (default 10)
   --warmup-s S          unmeasured seconds before each phase (default 2)
   --quick               smoke check: 3 s phases, 1 s warmup, 2000 keys
@@ -100,6 +105,7 @@ export function parseBenchArgs(argv: readonly string[]): BenchOptions {
       keys: { type: 'string' },
       'value-bytes': { type: 'string', default: '150' },
       connections: { type: 'string', default: '50' },
+      rate: { type: 'string' },
       'duration-s': { type: 'string' },
       'warmup-s': { type: 'string' },
       quick: { type: 'boolean', default: false },
@@ -153,6 +159,7 @@ export function parseBenchArgs(argv: readonly string[]): BenchOptions {
     keys: whole('--keys', values.keys ?? (quick ? '2000' : '10000'), 1, 10_000_000),
     valueBytes: whole('--value-bytes', values['value-bytes'], VALUE_BYTES_MIN, 1024 * 1024),
     connections: whole('--connections', values.connections, 1, 10_000),
+    ratePerSec: values.rate === undefined ? undefined : whole('--rate', values.rate, 1, 1_000_000),
     durationS: seconds('--duration-s', values['duration-s'] ?? (quick ? '3' : '10'), 0.1, 3_600),
     warmupS: seconds('--warmup-s', values['warmup-s'] ?? (quick ? '1' : '2'), 0, 600),
     urls,

@@ -70,6 +70,8 @@ export interface RunSettings {
   readonly keys: number;
   readonly valueBytes: number;
   readonly connections: number;
+  /** Operations started per second in workload phases (open loop); absent for a closed loop. */
+  readonly ratePerSec?: number;
   readonly durationS: number;
   readonly warmupS: number;
   readonly seed: number;
