@@ -87,6 +87,7 @@ export async function runBench(options: BenchOptions, io: BenchIo): Promise<Benc
       phases,
       ratios: computeRatios(phases),
       rssMaxBytes: processes.runRssMaxBytes(),
+      anonMaxBytes: processes.runAnonMaxBytes(),
     };
   } finally {
     processes.stop();

@@ -1,6 +1,7 @@
 /**
  * Samples processes on this machine from /proc (Linux): resident set size from /proc/<pid>/status
- * (VmRSS) every 250 ms, keeping the maximum, and CPU time from /proc/<pid>/stat at phase edges.
+ * (VmRSS, and RssAnon) every 250 ms, keeping the maximum, and CPU time from /proc/<pid>/stat at
+ * phase edges.
  */
 import { readFile } from 'node:fs/promises';
 import type { ProcessStats } from './results.js';
@@ -16,7 +17,20 @@ const CLOCK_TICKS_PER_S = 100;
 
 /** VmRSS from the text of /proc/<pid>/status, in bytes; undefined when absent. */
 export function parseVmRssBytes(status: string): number | undefined {
-  const match = /^VmRSS:\s+(\d+)\s+kB$/m.exec(status);
+  return statusBytes(status, 'VmRSS');
+}
+
+/**
+ * RssAnon: the resident memory that is the process's own (heap, native allocations), without the
+ * file pages it maps — LevelDB maps its table files, and those pages are the kernel's page cache,
+ * counted in VmRSS while they are mapped but given back under memory pressure.
+ */
+export function parseRssAnonBytes(status: string): number | undefined {
+  return statusBytes(status, 'RssAnon');
+}
+
+function statusBytes(status: string, field: string): number | undefined {
+  const match = new RegExp(`^${field}:\\s+(\\d+)\\s+kB$`, 'm').exec(status);
   return match === null ? undefined : Number(match[1]) * 1024;
 }
 
@@ -42,6 +56,7 @@ export class ProcessSampler {
   private readonly watched = new Map<string, number>();
   private readonly phaseRss = new Map<string, number>();
   private readonly runRss = new Map<string, number>();
+  private readonly runAnon = new Map<string, number>();
   private readonly phaseCpuStartMs = new Map<string, number>();
   private phaseStartedMs = performance.now();
   private timer: NodeJS.Timeout | undefined;
@@ -95,15 +110,23 @@ export class ProcessSampler {
     return Object.fromEntries(this.runRss);
   }
 
+  /** The most anonymous memory (RssAnon) each process held during the run. */
+  runAnonMaxBytes(): Record<string, number> {
+    return Object.fromEntries(this.runAnon);
+  }
+
   private async sampleRss(): Promise<void> {
     if (this.sampling) return;
     this.sampling = true;
     try {
       for (const [name, pid] of this.watched) {
-        const bytes = await readProc(pid, 'status', parseVmRssBytes);
-        if (bytes === undefined) continue;
+        const status = await readProc(pid, 'status', (text) => text);
+        const bytes = status === undefined ? undefined : parseVmRssBytes(status);
+        if (status === undefined || bytes === undefined) continue;
         this.phaseRss.set(name, Math.max(bytes, this.phaseRss.get(name) ?? 0));
         this.runRss.set(name, Math.max(bytes, this.runRss.get(name) ?? 0));
+        const anon = parseRssAnonBytes(status);
+        if (anon !== undefined) this.runAnon.set(name, Math.max(anon, this.runAnon.get(name) ?? 0));
       }
     } finally {
       this.sampling = false;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseCpuMs, parseVmRssBytes } from './proc-sampler.js';
+import { parseCpuMs, parseRssAnonBytes, parseVmRssBytes } from './proc-sampler.js';
 import { formatErrors, renderMarkdown, renderPhaseTable, renderTable } from './report.js';
 import { type BenchReport, computeRatios, type PhaseResult } from './results.js';
 
@@ -119,6 +119,7 @@ describe('/proc parsing', () => {
   it('reads VmRSS in bytes', () => {
     expect(parseVmRssBytes('Name:\tnode\nVmRSS:\t  123456 kB\nVmData:\t1 kB\n')).toBe(123456 * 1024);
     expect(parseVmRssBytes('Name:\tnode\n')).toBeUndefined();
+    expect(parseRssAnonBytes('VmRSS:\t  900 kB\nRssAnon:\t  300 kB\nRssFile:\t 600 kB\n')).toBe(300 * 1024);
   });
 
   it('reads utime plus stime, even when the command name has spaces', () => {

@@ -23,7 +23,7 @@ export function renderMarkdown(report: BenchReport): string {
     '',
     renderProcessTable(report.phases),
     '',
-    renderRss(report.rssMaxBytes),
+    renderRss(report.rssMaxBytes, report.anonMaxBytes),
     '',
   ];
   return lines.join('\n');
@@ -107,12 +107,18 @@ function renderRatios(ratios: Ratios): string {
   return renderTable(['throughput ratio', 'target', 'value'], rows, new Set([2]));
 }
 
-function renderRss(rssMaxBytes: Readonly<Record<string, number>>): string {
+function renderRss(
+  rssMaxBytes: Readonly<Record<string, number>>,
+  anonMaxBytes: Readonly<Record<string, number>> | undefined,
+): string {
   if (Object.keys(rssMaxBytes).length === 0) return 'Memory: not sampled.';
-  const list = Object.entries(rssMaxBytes)
-    .map(([name, bytes]) => `${name} ${formatMib(bytes)}`)
-    .join(', ');
-  return `Max RSS over the whole run (MiB): ${list}.`;
+  const list = (bytes: Readonly<Record<string, number>>): string =>
+    Object.entries(bytes)
+      .map(([name, b]) => `${name} ${formatMib(b)}`)
+      .join(', ');
+  const rss = `Max RSS over the whole run (MiB): ${list(rssMaxBytes)}.`;
+  if (anonMaxBytes === undefined || Object.keys(anonMaxBytes).length === 0) return rss;
+  return `${rss}\nMax anonymous RSS (RssAnon: heap and native memory, without the table files LevelDB maps; MiB): ${list(anonMaxBytes)}.`;
 }
 
 export function formatCount(value: number): string {

@@ -119,6 +119,8 @@ export interface BenchReport {
   readonly ratios: Ratios;
   /** Highest RSS per process over the whole run. */
   readonly rssMaxBytes: Readonly<Record<string, number>>;
+  /** The most anonymous memory (RssAnon: without mapped file pages) per process over the run. */
+  readonly anonMaxBytes?: Readonly<Record<string, number>>;
 }
 
 /** Cluster-over-bare throughput ratios from the W and C phases and the bare phases. */
