@@ -23,6 +23,8 @@ export interface MembershipParts {
   readonly gossip: Gossip;
   readonly self: Member;
   readonly log: Logger;
+  /** The node's clock (offset under fault injection). */
+  readonly now: () => number;
 }
 
 export function startMembership(p: MembershipParts): MembershipService {
@@ -42,7 +44,7 @@ export function startMembership(p: MembershipParts): MembershipService {
     pageCost: Math.min(config.transferPageKeys, config.backgroundRateMinPerSec),
     timeoutMs: config.transferTimeoutMs,
     startDelayMs: config.transferStartDelayMs,
-    now: Date.now,
+    now: p.now,
     log,
     changed,
   });
@@ -55,7 +57,7 @@ export function startMembership(p: MembershipParts): MembershipService {
     isDown,
     intervalMs: config.transferIntervalMs,
     retireDelayMs: config.retireDelayMs,
-    now: Date.now,
+    now: p.now,
     log,
     changed,
     joinThrough: (seed) => joinThroughSeeds(p.self, [seed], log),

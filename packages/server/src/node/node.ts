@@ -27,6 +27,7 @@ import type { MembershipService } from '../transfer/membership-service.js';
 import { PartitionSource } from '../transfer/source.js';
 import { createPeerClient } from '../transport/grpc-client.js';
 import { startPeerServer } from '../transport/grpc-server.js';
+import { nodeClock } from './clock.js';
 import { DotCounter } from './dot-counter.js';
 import { joinThroughSeeds } from './join.js';
 import { startMembership } from './membership-wiring.js';
@@ -98,6 +99,7 @@ export class TesseraNode {
     log: Logger,
     closers: Array<() => Promise<void>>,
   ): Promise<TesseraNode> {
+    const now = nodeClock(config);
     const engine = await openEngine(config);
     closers.push(() => engine.close());
     const view = new ClusterView(engine);
@@ -129,8 +131,9 @@ export class TesseraNode {
       config.nodeId,
       (address) => createPeerClient(address, { logger: log.child({ component: 'peer-client' }) }),
       config.peerRetryMs,
-      Date.now,
+      now,
       log.child({ component: 'peers' }),
+      config.peerDialOverrides,
     );
     peers.sync(state);
     view.onChange((s) => peers.sync(s));
@@ -140,7 +143,7 @@ export class TesseraNode {
       partitionCount: state.ring.partitionCount,
       sync: config.durability === 'fsync',
       siblingsMax: config.siblingsMax,
-      now: Date.now,
+      now,
     });
     await store.open();
     const merkle = new MerkleResponder({
@@ -153,7 +156,7 @@ export class TesseraNode {
       hintsMax: config.hintsMax,
       hintBytesMax: config.hintBytesMax,
       sync: config.durability === 'fsync',
-      now: Date.now,
+      now,
     });
     await hints.open();
     const counters = await DotCounter.load(engine);
@@ -166,7 +169,7 @@ export class TesseraNode {
       nextRing: () => view.state?.pending?.next,
       store,
       peers,
-      now: Date.now,
+      now,
       log: log.child({ component: 'coordinator' }),
     });
     handler.ready({ store, coordinator, hints, merkle });
@@ -176,7 +179,7 @@ export class TesseraNode {
       rateMinPerSec: config.backgroundRateMinPerSec,
       latencyTargetMs: config.foregroundLatencyTargetMs,
       windowMs: 1_000,
-      now: Date.now,
+      now,
     });
     const handoff = new Handoff({
       hints,
@@ -186,7 +189,7 @@ export class TesseraNode {
       intervalMs: config.handoffIntervalMs,
       timeoutMs: config.peerTimeoutMs,
       hintTtlMs: config.hintTtlMs,
-      now: Date.now,
+      now,
       log: log.child({ component: 'handoff' }),
     });
     handoff.start();
@@ -205,7 +208,7 @@ export class TesseraNode {
         keysPerExchangeMax: config.antiEntropyKeysPerExchangeMax,
         bytesPerExchangeMax: config.antiEntropyBytesPerExchangeMax,
       },
-      now: Date.now,
+      now,
       random: Math.random,
       log: log.child({ component: 'anti-entropy' }),
     });
@@ -227,7 +230,18 @@ export class TesseraNode {
     gossip.start();
     closers.push(async () => gossip.stop());
     handler.changed = () => gossip.spread();
-    const membership = startMembership({ config, view, store, engine, peers, admission, gossip, self, log });
+    const membership = startMembership({
+      config,
+      view,
+      store,
+      engine,
+      peers,
+      admission,
+      gossip,
+      self,
+      log,
+      now,
+    });
     closers.push(async () => membership.stop());
 
     const metrics = new NodeMetrics();
