@@ -1,6 +1,6 @@
 /**
  * The nemesis: a seeded sequence of fault windows. Each window starts one fault, holds it for a
- * few seconds, heals it and pauses before the next. Faults: network partitions (both ways or one
+ * few seconds, heals it and pauses before the next; every kind comes once before any repeats. Faults: network partitions (both ways or one
  * way), a node cut off by stalled links, slow links, lossy links, kill -9 and restart, a clock
  * jumped ahead or behind (restart with `clockOffsetMs`), and a membership change (a join or a
  * leave) made while a partition is up.
@@ -50,6 +50,7 @@ export class Nemesis {
   private leaver: string | undefined;
   private readonly current = new Map<number, string>();
   private nextId = 1;
+  private readonly deck: FaultKind[] = [];
   /** Faults that could not be started (e.g. a join refused), for the summary. */
   readonly failures: string[] = [];
 
@@ -68,7 +69,7 @@ export class Nemesis {
     const { history, random } = this.o;
     if (this.o.faults.length === 0) return;
     while (!signal.aborted && history.now() < untilMs) {
-      const kind = pick(random, this.o.faults);
+      const kind = this.nextKind();
       const id = this.nextId++;
       const started = await this.start(kind).catch((err: unknown) => {
         this.failures.push(`${kind}: ${String(err)}`);
@@ -101,6 +102,12 @@ export class Nemesis {
       });
       await pause(between(random, ...this.o.gapMs), signal);
     }
+  }
+
+  /** Kinds come from a shuffled deck, so a short run sees every kind before any repeats. */
+  private nextKind(): FaultKind {
+    if (this.deck.length === 0) this.deck.push(...shuffled(this.o.random, this.o.faults));
+    return this.deck.pop() ?? pick(this.o.random, this.o.faults);
   }
 
   /** Heals every link and restarts every node that is down. */

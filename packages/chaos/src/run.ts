@@ -30,6 +30,8 @@ export interface ChaosResult {
   readonly report: CheckReport;
   readonly summary: string;
   readonly runDir: string;
+  /** How many windows of each fault kind ran. */
+  readonly faults: Readonly<Record<string, number>>;
 }
 
 export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
@@ -58,8 +60,8 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
       history,
       random,
       faults: options.faults,
-      windowMs: [3_000, 8_000],
-      gapMs: [1_000, 3_000],
+      windowMs: [3_000, 6_000],
+      gapMs: [500, 2_000],
       clockSkewMaxMs: options.clockSkewMaxMs,
       membersMin: options.nodes,
     });
@@ -83,10 +85,11 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
     history.add({ kind: 'phase', atMs: history.now(), phase: 'done' });
     await history.close();
     const report = check(history.events);
+    const faults = countFaults(history);
     const summary = formatSummary(report, {
       seed: options.seed,
       durationS: options.durationS,
-      faults: countFaults(history),
+      faults,
       nemesisFailures: nemesis.failures,
       runDir,
     });
@@ -98,7 +101,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
     );
     await cluster.stop();
     if (report.valid && !options.keepData) await removeData(cluster, nodesDir);
-    return { report, summary, runDir };
+    return { report, summary, runDir, faults };
   } finally {
     await cluster.stop();
     await history.close();
