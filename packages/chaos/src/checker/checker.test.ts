@@ -75,7 +75,10 @@ describe('the set checker (Jepsen set test)', () => {
         const { events } = build(list);
         const lossy = events.map((e) =>
           e.kind === 'final'
-            ? { ...e, replicas: { n0: [((e.replicas.n0?.[0] ?? []) as number[]).filter((v) => v !== victim)] } }
+            ? {
+                ...e,
+                replicas: { n0: [((e.replicas.n0?.[0] ?? []) as number[]).filter((v) => v !== victim)] },
+              }
             : e,
         );
         const report = check(lossy);
