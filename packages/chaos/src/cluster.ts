@@ -6,6 +6,7 @@
  */
 import { rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 // @tessera/server exports only its index; the local-node helper comes from its build output.
 import { LocalNode, type LocalNodeSpec } from '../../server/dist/cli/local-cluster.js';
 import { freePortBlock } from './ports.js';
@@ -14,6 +15,7 @@ import type { Rng } from './rng.js';
 
 const HOST = '127.0.0.1';
 const CALL_TIMEOUT_MS = 5_000;
+const START_ATTEMPTS = 5;
 
 /** Node settings of a chaos run: short timers, so failures are noticed and repaired within seconds. */
 export const CHAOS_NODE_SETTINGS = {
@@ -160,8 +162,17 @@ export class ChaosCluster {
       seeds,
       extraArgs: ['--config', node.configPath, '--log-level', 'warn'],
     };
-    node.process = new LocalNode(spec, this.options.cliPath);
-    await node.process.start();
+    for (let attempt = 1; ; attempt++) {
+      node.process = new LocalNode(spec, this.options.cliPath);
+      try {
+        await node.process.start();
+        return;
+      } catch (err) {
+        // While the node was down, an outgoing connection may have taken its port for a moment.
+        if (attempt >= START_ATTEMPTS || !String(err).includes('EADDRINUSE')) throw err;
+        await sleep(1_000);
+      }
+    }
   }
 
   /** kill -9. */

@@ -112,7 +112,8 @@ export class History {
 
   async close(): Promise<void> {
     const out = this.out;
-    if (out !== undefined) await new Promise<void>((resolve) => out.end(() => resolve()));
+    if (out === undefined || out.writableEnded) return;
+    await new Promise<void>((resolve) => out.end(() => resolve()));
   }
 }
 

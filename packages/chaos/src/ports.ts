@@ -2,13 +2,14 @@
 import { createServer } from 'node:net';
 
 const ATTEMPTS_MAX = 50;
-/** Below Linux's ephemeral range (32768+), so no outgoing connection takes a port of a node that is down. */
 const LOW = 20_000;
-const SPAN = 2_000;
+/** The same ranges per vitest worker as the server's black-box tests (test/helpers.ts). */
+const SPAN = 6_000;
 
 /**
  * The first of `count` consecutive free ports on 127.0.0.1. Under vitest each worker draws from
  * its own range (as the server's black-box tests do), so parallel test files never race for ports.
+ * A port can still be taken while its node is down (by an outgoing connection): restarts retry.
  */
 export async function freePortBlock(count: number): Promise<number> {
   const worker = Number(process.env.VITEST_POOL_ID ?? process.env.VITEST_WORKER_ID ?? 0);
