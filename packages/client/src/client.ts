@@ -3,6 +3,7 @@
  * key's replicas. Works in browsers (fetch) and Node (import from the package's Node entry for a
  * pooled undici transport; it is chosen automatically by the "node" export condition).
  */
+import { contextCoordinator } from '@tessera/core';
 import { Collection, type CollectionOptions } from './collection.js';
 import { TesseraError } from './errors.js';
 import { answerError, callNode } from './http/call.js';
@@ -119,7 +120,14 @@ export class TesseraClient {
     const w = options.w ?? this.options.w;
     const body = options.context === undefined ? { value } : { value, context: options.context };
     const answer = await this.send(
-      { method: 'PUT', key, path: kvPath(key, this.query('w', w)), body, safety: 'write' },
+      {
+        method: 'PUT',
+        key,
+        path: kvPath(key, this.query('w', w)),
+        body,
+        safety: 'write',
+        prefer: preferredCoordinator(options.context),
+      },
       options,
     );
     return { context: parseContext(answer, answer.route.url) };
@@ -134,6 +142,7 @@ export class TesseraClient {
         key,
         path: kvPath(key, this.query('w', w)),
         body: options.context === undefined ? {} : { context: options.context },
+        prefer: preferredCoordinator(options.context),
         // Re-sending a tombstone for the same context changes nothing; a blind delete is not so.
         safety: options.context === undefined ? 'write' : 'tombstone',
         accept: [404],
@@ -238,4 +247,9 @@ export class TesseraClient {
 function isNotFound(body: unknown): boolean {
   const error = typeof body === 'object' && body !== null ? (body as { error?: unknown }).error : undefined;
   return typeof error === 'object' && error !== null && (error as { code?: unknown }).code === 'NOT_FOUND';
+}
+
+/** The node a context asks to coordinate the write (paper section 5), tried first when healthy. */
+function preferredCoordinator(context: string | undefined): string | undefined {
+  return context === undefined ? undefined : contextCoordinator(context);
 }

@@ -1,4 +1,5 @@
 /** Routing and retries against a fake cluster (test/fake-nodes.ts): which node gets each attempt. */
+import { encodeContext } from '@tessera/core';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type RequestEvent, TesseraClient, type TesseraError } from '../src/index.js';
 import { FakeNodes, type FakeNodesOptions } from './fake-nodes.js';
@@ -49,6 +50,21 @@ describe('partition-aware routing', () => {
     // Keys spread over every node, not through the one seed.
     expect(new Set(kv.map((e) => e.nodeId))).toEqual(new Set(IDS));
     expect(client.stats().ring).toMatchObject({ source: 'status', version: 7, partitionCount: 16, n: 2 });
+  });
+
+  it('sends a write with a context to the replica the context names as coordinator (paper 5)', async () => {
+    const events: RequestEvent[] = [];
+    const { fake, client } = setup({}, events);
+    for (const key of keys.slice(0, 8)) {
+      const second = fake.replicas(key)[1]!;
+      const context = encodeContext(key, { vv: [], dots: [], coordinator: second });
+      await client.put(key, 1, { context });
+      expect(events.at(-1)).toMatchObject({ key, nodeId: second, role: 'replica' });
+      // A context naming a node that is not a replica of the key is ignored.
+      const stranger = encodeContext(key, { vv: [], dots: [], coordinator: 'nobody' });
+      await client.put(key, 2, { context: stranger });
+      expect(events.at(-1)).toMatchObject({ key, nodeId: fake.replicas(key)[0] });
+    }
   });
 
   it('rebuilds the owners from /v1/preference-list when /v1/status does not publish them', async () => {

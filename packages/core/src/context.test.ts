@@ -4,6 +4,7 @@ import type { VvEntry } from './clock.js';
 import {
   type CausalContext,
   CONTEXT_CHARS_MAX,
+  contextCoordinator,
   decodeContext,
   EMPTY_CONTEXT,
   encodeContext,
@@ -21,10 +22,14 @@ const entriesArb = (maxLength: number) =>
     .uniqueArray(fc.record({ node: nodeArb, counter: counterArb }), { selector: (e) => e.node, maxLength })
     .map((es) => [...es].sort((x, y) => (x.node < y.node ? -1 : 1)));
 
-const contextArb: fc.Arbitrary<CausalContext> = fc.record({
-  vv: entriesArb(8).map((es) => es.map((e): VvEntry => ({ ...e, timestampMs: 1234 }))),
-  dots: entriesArb(2),
-});
+const contextArb: fc.Arbitrary<CausalContext> = fc.record(
+  {
+    vv: entriesArb(8).map((es) => es.map((e): VvEntry => ({ ...e, timestampMs: 1234 }))),
+    dots: entriesArb(2),
+    coordinator: nodeArb,
+  },
+  { requiredKeys: ['vv', 'dots'] },
+);
 
 const pairs = (es: readonly { node: string; counter: number }[]) => es.map((e) => [e.node, e.counter]);
 
@@ -70,9 +75,12 @@ describe('encodeContext / decodeContext', () => {
         const back = decodeContext(key, encodeContext(key, ctx));
         expect(pairs(back.vv)).toEqual(pairs(ctx.vv));
         expect(pairs(back.dots)).toEqual(pairs(ctx.dots));
+        expect(back.coordinator).toBe(ctx.coordinator);
+        expect(contextCoordinator(encodeContext(key, ctx))).toBe(ctx.coordinator);
         expect(encodeContext(key, back)).toBe(encodeContext(key, ctx));
       }),
     );
+    expect(contextCoordinator('not a context')).toBeUndefined();
     expect(decodeContext('k', encodeContext('k', EMPTY_CONTEXT))).toEqual({ vv: [], dots: [] });
   });
 

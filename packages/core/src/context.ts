@@ -7,18 +7,25 @@
  * returns covers what the writer saw and the one version it wrote, not other writes that the
  * same coordinator made concurrently (a plain vector could not say that).
  *
- * Format: `c1.<base64url(JSON {"v": [[node, counter], …], "d": [[node, counter], …]})>.<checksum of key and payload>`.
+ * A context may also name a **coordinator** (paper section 5): the replica that answered the read
+ * fastest, or the node that coordinated the write. The next write with this context goes to that
+ * node first, which spreads writes over the replicas and makes reading one's own writes likelier.
+ * It is advice: a write goes elsewhere when that node is down or no longer a replica.
+ *
+ * Format: `c1.<base64url(JSON {"v": [[node, counter], …], "d": [[node, counter], …], "c"?: node})>.<checksum of key and payload>`.
  */
 
 export interface CausalContext {
   readonly vv: VersionVector;
   /** Single writes seen beyond `vv`. */
   readonly dots: readonly Dot[];
+  /** The node the next write with this context should be coordinated by, if any. */
+  readonly coordinator?: NodeId;
 }
 
 export const EMPTY_CONTEXT: CausalContext = Object.freeze({ vv: Object.freeze([]), dots: Object.freeze([]) });
 
-import type { Dot, VersionVector, VvEntry } from './clock.js';
+import type { Dot, NodeId, VersionVector, VvEntry } from './clock.js';
 import { TesseraError } from './errors.js';
 import { checksum64, utf8 } from './hash.js';
 
@@ -31,21 +38,48 @@ export function encodeContext(key: string, context: CausalContext): string {
   const body = {
     v: context.vv.map((e) => [e.node, e.counter]),
     d: context.dots.map((d) => [d.node, d.counter]),
+    ...(context.coordinator === undefined ? {} : { c: context.coordinator }),
   };
   const payload = base64url(utf8(JSON.stringify(body)));
   return `${PREFIX}${payload}.${sign(key, payload)}`;
 }
 
 export function decodeContext(key: string, context: string): CausalContext {
+  const { payload, checksum } = split(context);
+  if (checksum !== sign(key, payload)) {
+    throw invalid('its checksum does not match (was it edited, truncated, or issued for another key?)');
+  }
+  const parsed = readPayload(payload);
+  const { v, d, c } = parsed as { v?: unknown; d?: unknown; c?: unknown };
+  const dots = parseEntries(d).map((e) => ({ node: e.node, counter: e.counter }));
+  if (c === undefined) return { vv: parseEntries(v), dots };
+  if (!isNodeId(c)) throw invalid('it names an invalid coordinator');
+  return { vv: parseEntries(v), dots, coordinator: c };
+}
+
+/**
+ * The coordinator a context names, read without checking it (clients route writes with it; the
+ * node that receives the write checks the whole context). Undefined for anything unreadable.
+ */
+export function contextCoordinator(context: string): NodeId | undefined {
+  try {
+    const { c } = readPayload(split(context).payload) as { c?: unknown };
+    return isNodeId(c) ? c : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function split(context: string): { payload: string; checksum: string } {
   if (context.length > CONTEXT_CHARS_MAX) throw invalid('it is longer than any context Tessera issues');
   if (!context.startsWith(PREFIX)) throw invalid('it does not start with "c1."');
   const rest = context.slice(PREFIX.length);
   const dot = rest.lastIndexOf('.');
   if (dot < 0) throw invalid('it has no checksum (was it truncated?)');
-  const payload = rest.slice(0, dot);
-  if (rest.slice(dot + 1) !== sign(key, payload)) {
-    throw invalid('its checksum does not match (was it edited, truncated, or issued for another key?)');
-  }
+  return { payload: rest.slice(0, dot), checksum: rest.slice(dot + 1) };
+}
+
+function readPayload(payload: string): object {
   let parsed: unknown;
   try {
     parsed = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(unbase64url(payload)));
@@ -53,9 +87,11 @@ export function decodeContext(key: string, context: string): CausalContext {
     throw invalid('its payload is not readable');
   }
   if (typeof parsed !== 'object' || parsed === null) throw invalid('its payload is not a clock');
-  const { v, d } = parsed as { v?: unknown; d?: unknown };
-  const dots = parseEntries(d).map((e) => ({ node: e.node, counter: e.counter }));
-  return { vv: parseEntries(v), dots };
+  return parsed;
+}
+
+function isNodeId(node: unknown): node is NodeId {
+  return typeof node === 'string' && node.length > 0 && node.length <= NODE_ID_CHARS_MAX;
 }
 
 function parseEntries(parsed: unknown): VvEntry[] {
@@ -64,9 +100,7 @@ function parseEntries(parsed: unknown): VvEntry[] {
   for (const item of parsed) {
     if (!Array.isArray(item) || item.length !== 2) throw invalid('its payload is not a clock');
     const [node, counter] = item as unknown[];
-    if (typeof node !== 'string' || node.length === 0 || node.length > NODE_ID_CHARS_MAX) {
-      throw invalid('it names an invalid node');
-    }
+    if (!isNodeId(node)) throw invalid('it names an invalid node');
     if (typeof counter !== 'number' || !Number.isSafeInteger(counter) || counter < 1) {
       throw invalid('it holds an invalid counter');
     }

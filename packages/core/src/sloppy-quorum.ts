@@ -13,14 +13,19 @@ export interface Target {
 
 export interface SloppyTargets {
   readonly targets: Target[];
-  /** Healthy fallbacks not used yet, in ring order: substitutes if a target fails mid-request. */
+  /**
+   * Fallbacks not used yet, in ring order, healthy ones first, then those this node suspects are
+   * down (they may be back): substitutes if a target fails mid-request.
+   */
   readonly spares: NodeId[];
 }
 
 /**
  * `preference` is the full preference list (primaries first); `isDown` is this node's local view.
  * Primaries that are up are always targets; each down primary is replaced by the next healthy
- * fallback, with a hint naming it. If too few healthy nodes exist, fewer targets are returned.
+ * fallback, with a hint naming it. A down primary that no healthy fallback can replace is asked
+ * itself: a suspicion may be stale, and asking costs one failed call where not asking fails the
+ * request. So there are always min(N, preference length) targets.
  */
 export function sloppyTargets(
   preference: readonly NodeId[],
@@ -28,7 +33,9 @@ export function sloppyTargets(
   isDown: (node: NodeId) => boolean,
 ): SloppyTargets {
   const primaries = preference.slice(0, n);
-  const spares = preference.slice(n).filter((node) => !isDown(node));
+  const fallbacks = preference.slice(n);
+  const healthy = fallbacks.filter((node) => !isDown(node));
+  const suspects = fallbacks.filter((node) => isDown(node));
   const targets: Target[] = [];
   const downPrimaries: NodeId[] = [];
   for (const node of primaries) {
@@ -36,9 +43,8 @@ export function sloppyTargets(
     else targets.push({ node });
   }
   for (const primary of downPrimaries) {
-    const stand = spares.shift();
-    if (stand === undefined) break;
-    targets.push({ node: stand, hint: primary });
+    const stand = healthy.shift();
+    targets.push(stand === undefined ? { node: primary } : { node: stand, hint: primary });
   }
-  return { targets, spares };
+  return { targets, spares: [...healthy, ...suspects] };
 }

@@ -30,8 +30,12 @@ export const configSchema = z
     /** Q: equal partitions of the ring, fixed when the cluster is created. */
     partitions: z.number().int().min(1).max(4096).default(64),
     storage: z.enum(['leveldb', 'memory']).default('leveldb'),
-    /** 'process': survives a crash of the node process (LevelDB log written, not fsynced). 'fsync': survives an OS crash or power loss. */
-    durability: z.enum(['process', 'fsync']).default('process'),
+    /**
+     * 'process': a write survives a crash of the node process (LevelDB log written, not fsynced).
+     * 'fsync-one': the coordinator also fsyncs its own copy before acknowledging, the other
+     * replicas do not (the paper's "durable write", 6.1). 'fsync': every replica fsyncs every write.
+     */
+    durability: z.enum(['process', 'fsync-one', 'fsync']).default('process'),
     valueBytesMax: z
       .number()
       .int()

@@ -2,6 +2,7 @@
  * Four nodes, N=3: a quarter of the time the node a client talks to is not one of the key's
  * replicas and must forward the write to one that is.
  */
+import { contextCoordinator } from '@tessera/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { http, kvPath, type SiblingBody, startCluster, type TestCluster } from './helpers.js';
 
@@ -62,6 +63,45 @@ describe('a node that is not a replica of the key', () => {
       expect((read.body as unknown as SiblingBody).siblings.map((s) => s.value)).toEqual(['still writable']);
     } finally {
       await first.start();
+    }
+  }, 30_000);
+});
+
+describe('the coordinator named by a context (paper section 5)', () => {
+  it('a write with a read context is coordinated by the replica that answered that read first', async () => {
+    for (let i = 0; i < 6; i++) {
+      const key = `chosen-${i}`;
+      const { replicas } = await outsider(key);
+      await http(cluster.nodes[0]!.url, 'PUT', kvPath(key), { json: { value: 0 } });
+      const read = await http(cluster.nodes[i % 4]!.url, 'GET', kvPath(key));
+      const context = read.body.context as string;
+      const chosen = contextCoordinator(context);
+      expect(replicas).toContain(chosen);
+      // Sent to any other node, the write goes to the chosen replica, which names itself in turn.
+      const other = cluster.nodes.find((n) => n.spec.nodeId !== chosen)!;
+      const put = await http(other.url, 'PUT', kvPath(key), { json: { value: 1, context } });
+      expect(put.status, JSON.stringify(put.body)).toBe(200);
+      expect(contextCoordinator(put.body.context as string)).toBe(chosen);
+    }
+  });
+
+  it('a write whose chosen coordinator is down is coordinated by another replica', async () => {
+    const key = 'chosen-down';
+    const { replicas } = await outsider(key);
+    const chosenNode = cluster.nodes.find((n) => n.spec.nodeId === replicas[0])!;
+    await http(chosenNode.url, 'PUT', kvPath(key), { json: { value: 0 } });
+    const read = await http(chosenNode.url, 'GET', kvPath(key));
+    const context = read.body.context as string;
+    const chosen = contextCoordinator(context)!;
+    const down = cluster.nodes.find((n) => n.spec.nodeId === chosen)!;
+    await down.kill();
+    try {
+      const other = cluster.nodes.find((n) => n.spec.nodeId !== chosen && replicas.includes(n.spec.nodeId))!;
+      const put = await http(other.url, 'PUT', kvPath(key), { json: { value: 1, context } });
+      expect(put.status, JSON.stringify(put.body)).toBe(200);
+      expect(contextCoordinator(put.body.context as string)).toBe(other.spec.nodeId);
+    } finally {
+      await down.start();
     }
   }, 30_000);
 });

@@ -23,6 +23,8 @@ export interface RequestSpec {
   readonly path: string;
   readonly body?: unknown;
   readonly safety: Safety;
+  /** A node to try first when it is a healthy replica of the key: the context's coordinator. */
+  readonly prefer?: string | undefined;
   /** Error statuses that are answers for this call (404 for a get). */
   readonly accept?: readonly number[];
 }
@@ -48,7 +50,7 @@ export class Requester {
 
   async send(spec: RequestSpec, settings: SendSettings): Promise<Answer> {
     const tried = new Set<string>();
-    let routes = await this.router.routes(spec.key, settings.timeoutMs, settings.signal);
+    let routes = await this.router.routes(spec.key, settings.timeoutMs, settings.signal, spec.prefer);
     for (let attempt = 1; ; attempt++) {
       const route = routes.find((r) => !tried.has(r.url)) ?? routes[(attempt - 1) % routes.length]!;
       tried.add(route.url);
@@ -86,7 +88,7 @@ export class Requester {
           cause: reason,
         });
       }
-      routes = this.router.order(spec.key);
+      routes = this.router.order(spec.key, spec.prefer);
     }
   }
 

@@ -1,8 +1,8 @@
 /**
  * Partition-aware routing (paper 6.4): which nodes to try for a key, in order. The first healthy
  * replica of the key's preference list comes first (it coordinates a write without a forwarding
- * hop, and serves its own copy of a read), then the other replicas, then the fallbacks, then any
- * node. The ring is refreshed every `refreshMs` and at once when a node fails; a node that failed
+ * hop, and serves its own copy of a read) — or, for a write, the replica its context names
+ * (paper 5) — then the other replicas, then the fallbacks, then any node. The ring is refreshed every `refreshMs` and at once when a node fails; a node that failed
  * is tried last for `nodeDownMs`.
  */
 import { type Getter, loadRing, type NodeUrl, preferenceFor, type RingView } from './ring.js';
@@ -65,12 +65,13 @@ export class Router {
     key: string | undefined,
     maxWaitMs = Number.POSITIVE_INFINITY,
     signal?: AbortSignal,
+    prefer?: string,
   ): Promise<Route[]> {
     if (this.options.routing && !this.closed) {
       this.startTimer();
       if (this.view === undefined && !this.firstWaitOver) await this.firstLoad(maxWaitMs, signal);
     }
-    return this.order(key);
+    return this.order(key, prefer);
   }
 
   private async firstLoad(maxWaitMs: number, signal: AbortSignal | undefined): Promise<void> {
@@ -89,8 +90,11 @@ export class Router {
     if (outcome !== 'late' || maxWaitMs >= this.options.firstLoadWaitMs) this.firstWaitOver = true;
   }
 
-  /** The routes from what the client knows right now, without waiting. */
-  order(key: string | undefined): Route[] {
+  /**
+   * The routes from what the client knows right now, without waiting. `prefer` (a node id) goes
+   * first when it is a healthy replica of the key: the coordinator a write's context asks for.
+   */
+  order(key: string | undefined, prefer?: string): Route[] {
     const now = this.now();
     const healthy: Route[] = [];
     const unhealthy: Route[] = [];
@@ -113,6 +117,8 @@ export class Router {
     for (const route of this.anyNode(view)) {
       push(route, route.nodeId !== undefined && view?.members.get(route.nodeId)?.down === true);
     }
+    const chosen = healthy.findIndex((r) => r.nodeId === prefer && r.role === 'replica');
+    if (chosen > 0) healthy.unshift(...healthy.splice(chosen, 1));
     return [...healthy, ...unhealthy];
   }
 

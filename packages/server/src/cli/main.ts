@@ -7,7 +7,7 @@ import { runStart } from './start.js';
 
 const USAGE = `Usage:
   tessera start --node-id ID --http HOST:PORT --peer HOST:PORT --data-dir DIR [--seed HOST:PORT]...
-                [--n 3 --r 2 --w 2 --partitions 64] [--storage leveldb|memory] [--durability process|fsync]
+                [--n 3 --r 2 --w 2 --partitions 64] [--storage leveldb|memory] [--durability process|fsync-one|fsync]
                 [--config FILE] [--log-level info]
   tessera cluster up --nodes K [--dir DIR] [--http-port 7000] [--peer-port 8000] [--host 127.0.0.1]
   tessera admin status|join|leave|remove [--node http://127.0.0.1:7000] [--seed HOST:PORT] [--node-id ID] [--json]

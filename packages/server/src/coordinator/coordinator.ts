@@ -29,6 +29,7 @@ import type { PeerDirectory } from '../cluster/peers.js';
 import type { Logger } from '../logger.js';
 import type { HintStore } from '../storage/hint-store.js';
 import type { ReplicaStore } from '../storage/replica-store.js';
+import { Deadlines } from '../util/deadlines.js';
 import { replicateWrite } from './fan-out.js';
 import { collectQuorum, type ReplicaReply } from './quorum.js';
 import { Replicas } from './replicas.js';
@@ -81,9 +82,12 @@ export interface ReadResult {
 
 export class Coordinator {
   private readonly replicas: Replicas;
+  /** Every request's deadline, in one sweeper. */
+  private readonly deadlines: Deadlines;
 
   constructor(private readonly deps: CoordinatorDeps) {
     this.replicas = new Replicas(deps.self, deps.store, deps.hints, deps.peers);
+    this.deadlines = new Deadlines(deps.now);
   }
 
   /** The key's whole preference list: its N replicas first, then the fallbacks in ring order. */
@@ -100,8 +104,9 @@ export class Coordinator {
   async get(key: string, options: ReadOptions = {}): Promise<ReadResult> {
     const r = this.quorum('r', options.r);
     const timeoutMs = options.timeoutMs ?? this.deps.settings.requestTimeoutMs;
-    const state = await this.readQuorum(key, r, timeoutMs);
-    return { state, context: encodeContext(key, { vv: state.vv, dots: [] }) };
+    const { state, fastest } = await this.readQuorum(key, r, timeoutMs);
+    // The replica that answered first coordinates the next write with this context (paper 5).
+    return { state, context: encodeContext(key, { vv: state.vv, dots: [], coordinator: fastest }) };
   }
 
   /** A put (value set) or delete (value undefined); answers with the new version's context. */
@@ -118,10 +123,17 @@ export class Coordinator {
     const w = this.quorum('w', options.w);
     const timeoutMs = options.timeoutMs ?? settings.requestTimeoutMs;
     const replicas = this.replicasFor(key);
-    if (!replicas.includes(this.deps.self) && options.forwarded !== true) {
-      const forwarded = await this.forward(key, replicas, { ...options, w, timeoutMs });
-      if (forwarded !== undefined) return forwarded;
-      // No replica can coordinate: this node does, as a fallback (sloppy quorum, paper 4.6).
+    if (options.forwarded !== true) {
+      const chosen = this.chosenCoordinator(context, replicas);
+      if (chosen !== undefined || !replicas.includes(this.deps.self)) {
+        const self = replicas.includes(this.deps.self);
+        const others = replicas.filter((n) => n !== chosen);
+        const order = chosen === undefined ? replicas : self ? [chosen] : [chosen, ...others];
+        const forwarded = await this.forward(key, order, { ...options, w, timeoutMs });
+        if (forwarded !== undefined) return forwarded;
+      }
+      // No replica can coordinate, or this one is chosen: this node does (as a fallback when it is
+      // not a replica: sloppy quorum, paper 4.6).
     }
     return this.coordinateWrite(key, replicas, options.value, context, w, timeoutMs);
   }
@@ -139,23 +151,60 @@ export class Coordinator {
       given ?? (value === undefined ? await this.blindDeleteContext(key, timeoutMs) : EMPTY_CONTEXT);
     await this.catchUp(key, context, replicas, deadline);
     const counterMin = value === undefined ? undefined : await this.deps.counters.take();
-    const stored = await this.deps.store.update(key, (s) => this.stamp(s, value, context, counterMin));
+    // The new version goes to the other replicas as soon as it is stamped, while this node's own
+    // copy is being written (paper section 5); that copy counts as an ack once it is on disk.
+    let fanned: Promise<void> | undefined;
+    const local = this.deps.store.update(key, (s) => this.stamp(s, value, context, counterMin), {
+      beforeWrite: (next) => {
+        fanned = this.fanOut(key, next, w, deadline, local);
+      },
+    });
+    let stored: KeyState;
+    try {
+      stored = await local;
+    } catch (err) {
+      fanned?.catch(() => {});
+      throw err;
+    }
+    await (fanned ?? this.fanOut(key, stored, w, deadline, local));
+    const written = value === undefined ? undefined : latestDot(stored, this.deps.self);
+    return encodeContext(key, { ...contextAfterWrite(context, written), coordinator: this.deps.self });
+  }
+
+  /**
+   * The other replica a context asks to coordinate the write (the fastest of the read before it),
+   * when it is still a replica and not known to be down; undefined to coordinate here or as usual.
+   */
+  private chosenCoordinator(context: CausalContext | undefined, replicas: NodeId[]): NodeId | undefined {
+    const chosen = context?.coordinator;
+    if (chosen === undefined || chosen === this.deps.self || !replicas.includes(chosen)) return undefined;
+    return this.deps.peers.isDown(chosen) ? undefined : chosen;
+  }
+
+  /** Sends a stamped version to the key's replicas (and the next ring's, during a change). */
+  private async fanOut(
+    key: string,
+    state: KeyState,
+    w: number,
+    deadline: number,
+    localWrite: Promise<unknown>,
+  ): Promise<void> {
     const fan = {
       self: this.deps.self,
       key,
       preference: this.preferenceFor(key),
       n: this.deps.settings.n,
       w,
-      state: stored,
-      encoded: encodeState(stored),
+      state,
+      encoded: encodeState(state),
       deadline,
       now: this.deps.now,
+      localWrite,
+      deadlines: this.deadlines,
     };
     await replicateWrite(this.replicas, fan);
     const rings = { ring: this.deps.ring(), next: this.deps.nextRing?.() };
     await replicateToNextRing(this.replicas, this.deps.hints, fan, rings);
-    const written = value === undefined ? undefined : latestDot(stored, this.deps.self);
-    return encodeContext(key, contextAfterWrite(context, written));
   }
 
   /** The coordinator's update; the store refuses it if it would grow the key past siblingsMax. */
@@ -177,7 +226,7 @@ export class Coordinator {
 
   /** A delete without context removes every version a quorum read sees right now. */
   private async blindDeleteContext(key: string, timeoutMs: number): Promise<CausalContext> {
-    const state = await this.readQuorum(key, this.deps.settings.r, timeoutMs);
+    const { state } = await this.readQuorum(key, this.deps.settings.r, timeoutMs);
     if (state.siblings.length === 0) {
       throw new TesseraError('NOT_FOUND', `Key "${key}" has no value to delete.`);
     }
@@ -240,8 +289,15 @@ export class Coordinator {
     return undefined;
   }
 
-  /** Asks the first N healthy nodes of the preference list (sloppy quorum) and merges R answers. */
-  private async readQuorum(key: string, r: number, timeoutMs: number): Promise<KeyState> {
+  /**
+   * Asks the first N healthy nodes of the preference list (sloppy quorum) and merges R answers;
+   * `fastest` is the replica that answered first.
+   */
+  private async readQuorum(
+    key: string,
+    r: number,
+    timeoutMs: number,
+  ): Promise<{ state: KeyState; fastest: NodeId | undefined }> {
     const { targets } = sloppyTargets(this.preferenceFor(key), this.deps.settings.n, (n) =>
       this.replicas.isDown(n),
     );
@@ -250,12 +306,13 @@ export class Coordinator {
       node,
       run: () => this.replicas.read(node, key, peerTimeoutMs),
     }));
-    const outcome = await collectQuorum(calls, r, timeoutMs, 'read');
+    const outcome = await collectQuorum(calls, r, timeoutMs, 'read', this.deadlines);
     const state = outcome.replies.reduce<KeyState>(
       (acc, reply) => mergeStates(acc, reply.value ?? EMPTY_STATE),
       EMPTY_STATE,
     );
     const primaries = new Set(this.replicasFor(key));
+    const fastest = outcome.replies.find((reply) => primaries.has(reply.node))?.node;
     outcome.settled.then(
       (all) =>
         this.readRepair(
@@ -264,7 +321,7 @@ export class Coordinator {
         ),
       () => {},
     );
-    return state;
+    return { state, fastest };
   }
 
   /** Paper section 5: once every replica answered (or failed), bring the stale ones up to date. */

@@ -5,6 +5,7 @@
  * write reaches W nodes whenever W nodes are reachable.
  */
 import { type KeyState, type NodeId, sloppyTargets, type Target, TesseraError } from '@tessera/core';
+import type { Deadlines } from '../util/deadlines.js';
 import { collectQuorum } from './quorum.js';
 import type { Replicas } from './replicas.js';
 
@@ -18,18 +19,24 @@ export interface FanOut {
   readonly encoded: Uint8Array;
   readonly deadline: number;
   readonly now: () => number;
+  /** The coordinator's write of the version to its own store: its ack. */
+  readonly localWrite: Promise<unknown>;
+  readonly deadlines: Deadlines;
 }
 
 /**
- * Resolves once W targets acknowledged. The coordinator has already stored the version in its own
- * data (`self`), so self counts as an acknowledgement when it is a primary; as a fallback it also
- * keeps a hint for the primary it stands in for.
+ * Resolves once W targets acknowledged. The coordinator stores the version in its own data
+ * (`localWrite`), which is its acknowledgement when it is a primary; as a fallback it also keeps a
+ * hint for the primary it stands in for.
  */
 export async function replicateWrite(replicas: Replicas, f: FanOut): Promise<void> {
   const { targets, spares } = sloppyTargets(f.preference, f.n, (node) => replicas.isDown(node));
   const remaining = (): number => Math.max(1, f.deadline - f.now());
   const send = async (target: Target): Promise<void> => {
-    if (target.node === f.self && target.hint === undefined) return;
+    if (target.node === f.self && target.hint === undefined) {
+      await f.localWrite;
+      return;
+    }
     try {
       await replicas.replicate(target.node, f.key, f.state, f.encoded, remaining(), target.hint);
     } catch (err) {
@@ -39,7 +46,7 @@ export async function replicateWrite(replicas: Replicas, f: FanOut): Promise<voi
     }
   };
   const calls = targets.map((target) => ({ node: target.node, run: () => send(target) }));
-  await collectQuorum(calls, f.w, remaining(), 'write');
+  await collectQuorum(calls, f.w, remaining(), 'write', f.deadlines);
 }
 
 /** A replica that is unreachable or too slow can be stood in for; one that refused cannot. */

@@ -4,6 +4,7 @@
  * passes. The calls go on after the answer; `settled` reports all of them (for read repair).
  */
 import { type NodeId, TesseraError } from '@tessera/core';
+import type { Deadlines } from '../util/deadlines.js';
 
 export interface ReplicaReply<T> {
   readonly node: NodeId;
@@ -24,6 +25,7 @@ export function collectQuorum<T>(
   needed: number,
   timeoutMs: number,
   what: 'read' | 'write',
+  deadlines: Deadlines,
 ): Promise<QuorumOutcome<T>> {
   const all: ReplicaReply<T>[] = [];
   const ok: ReplicaReply<T>[] = [];
@@ -36,12 +38,12 @@ export function collectQuorum<T>(
     const finish = (fn: () => void): void => {
       if (done) return;
       done = true;
-      clearTimeout(timer);
+      cancelTimer();
       fn();
     };
     const shortfall = (code: 'INSUFFICIENT_REPLICAS' | 'TIMEOUT'): TesseraError =>
       quorumError(code, what, needed, ok.length, calls.length, all);
-    const timer = setTimeout(() => finish(() => reject(shortfall('TIMEOUT'))), timeoutMs);
+    const cancelTimer = deadlines.add(timeoutMs, () => finish(() => reject(shortfall('TIMEOUT'))));
     if (calls.length < needed) finish(() => reject(shortfall('INSUFFICIENT_REPLICAS')));
     for (const call of calls) {
       call.run().then(

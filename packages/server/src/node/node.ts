@@ -142,6 +142,7 @@ export class TesseraNode {
     const store = new ReplicaStore(engine, {
       partitionCount: state.ring.partitionCount,
       sync: config.durability === 'fsync',
+      syncUpdates: config.durability === 'fsync-one',
       siblingsMax: config.siblingsMax,
       now,
     });

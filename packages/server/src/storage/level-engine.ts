@@ -26,9 +26,21 @@ const RANGE_END_SEPARATOR = '"';
 
 type Db = ClassicLevel<string, Uint8Array>;
 
+/** Gets read together at most; more in one tick start another `getMany`. */
+const READS_PER_BATCH_MAX = 1_024;
+
+interface PendingRead {
+  readonly key: string;
+  readonly ns: Namespace;
+  resolve(value: Uint8Array | undefined): void;
+  reject(err: unknown): void;
+}
+
 export class LevelEngine extends BaseEngine {
   readonly kind = 'leveldb';
   private db: Db | undefined;
+  private reads: PendingRead[] = [];
+  private readsQueued = false;
 
   constructor(readonly dir: string) {
     super();
@@ -58,13 +70,45 @@ export class LevelEngine extends BaseEngine {
     }
   }
 
-  protected async _get(ns: Namespace, key: string): Promise<Uint8Array | undefined> {
+  /** Gets of one tick are read together, with one `getMany` (one snapshot, one trip to the thread pool). */
+  protected _get(ns: Namespace, key: string): Promise<Uint8Array | undefined> {
+    return new Promise((resolve, reject) => {
+      this.reads.push({ key: LEVEL_KEY_PREFIXES[ns] + key, ns, resolve, reject });
+      if (this.reads.length >= READS_PER_BATCH_MAX) this.readBatch();
+      else if (!this.readsQueued) {
+        this.readsQueued = true;
+        setImmediate(() => this.readBatch());
+      }
+    });
+  }
+
+  private readBatch(): void {
+    this.readsQueued = false;
+    const reads = this.reads;
+    if (reads.length === 0) return;
+    this.reads = [];
+    let db: Db;
     try {
-      const value = await this.handle().get(LEVEL_KEY_PREFIXES[ns] + key);
-      return value === undefined ? undefined : plain(value);
+      db = this.handle();
     } catch (err) {
-      throw failure(`Reading ${ns} key ${JSON.stringify(key)} failed`, this.dir, err);
+      for (const read of reads) read.reject(err);
+      return;
     }
+    db.getMany(reads.map((r) => r.key)).then(
+      (values) => {
+        for (const [i, read] of reads.entries()) {
+          const value = values[i];
+          read.resolve(value === undefined ? undefined : plain(value));
+        }
+      },
+      (err: unknown) => {
+        for (const read of reads) {
+          read.reject(
+            failure(`Reading ${read.ns} key ${JSON.stringify(read.key.slice(2))} failed`, this.dir, err),
+          );
+        }
+      },
+    );
   }
 
   protected async _batch(ops: readonly BatchOp[], sync: boolean): Promise<void> {

@@ -24,9 +24,10 @@ function write(stored: KeyState, node: string, value: string, nowMs = 1000): Key
   return applyWrite(stored, { node, context: EMPTY_CONTEXT, value: utf8(value), nowMs, vvEntriesMax: 10 });
 }
 
-/** Counts the batches that reach the engine. */
-function counting(engine: StorageEngine): { engine: StorageEngine; batches: () => number } {
+/** Counts the batches that reach the engine, and records whether each was synced. */
+function counting(engine: StorageEngine): { engine: StorageEngine; batches: () => number; syncs: boolean[] } {
   let count = 0;
+  const syncs: boolean[] = [];
   const wrapper: StorageEngine = {
     kind: engine.kind,
     open: () => engine.open(),
@@ -35,10 +36,11 @@ function counting(engine: StorageEngine): { engine: StorageEngine; batches: () =
     iterate: (ns, range) => engine.iterate(ns, range),
     batch: (ops: readonly BatchOp[], options?: WriteOptions) => {
       count++;
+      syncs.push(options?.sync === true);
       return engine.batch(ops, options);
     },
   };
-  return { engine: wrapper, batches: () => count };
+  return { engine: wrapper, batches: () => count, syncs };
 }
 
 const cleanups: (() => Promise<void>)[] = [];
@@ -210,5 +212,27 @@ describe('ReplicaStore on leveldb across restarts', () => {
     cleanups.push(() => second.close());
     const reopened = new ReplicaStore(second, { partitionCount: Q, sync: true });
     expect(await reopened.read('durable')).toEqual(written);
+  });
+});
+
+describe('ReplicaStore durability modes', () => {
+  const modes = [
+    { durability: 'process', sync: false, syncUpdates: false, update: false, merge: false },
+    { durability: 'fsync-one', sync: false, syncUpdates: true, update: true, merge: false },
+    { durability: 'fsync', sync: true, syncUpdates: false, update: true, merge: true },
+  ] as const;
+  it.each(modes)('$durability syncs coordinator writes: $update, replica merges: $merge', async (mode) => {
+    const memory = new MemoryEngine();
+    await memory.open();
+    cleanups.push(() => memory.close());
+    const { engine, syncs } = counting(memory);
+    const store = new ReplicaStore(engine, {
+      partitionCount: Q,
+      sync: mode.sync,
+      syncUpdates: mode.syncUpdates,
+    });
+    await store.update('a', (s) => write(s, 'n1', '1'));
+    await store.merge('b', write(EMPTY_STATE, 'n2', '2'));
+    expect(syncs).toEqual([mode.update, mode.merge]);
   });
 });

@@ -6,7 +6,8 @@
  * Every change to a key is a read-modify-write under a per-key lock: two concurrent writes to
  * one key never lose an update, and writes to different keys run in parallel. Each change also
  * updates the partition's Merkle tree (partition-trees.ts) and the tombstone index, in the same
- * atomic batch as the state for the latter.
+ * atomic batch as the state for the latter. Concurrent changes reach the engine together, as one
+ * batch per tick (group-commit.ts).
  */
 import {
   decodeState,
@@ -21,6 +22,7 @@ import {
   TesseraError,
 } from '@tessera/core';
 import type { BatchOp, StorageEngine } from './engine.js';
+import { GroupCommit } from './group-commit.js';
 import { KeyLock } from './key-lock.js';
 import { migrateLayout } from './layout.js';
 import { PartitionTrees } from './partition-trees.js';
@@ -44,10 +46,25 @@ export interface ReplicaStoreOptions {
   readonly partitionCount: number;
   /** fsync every write (durability against power loss, not only against a crashed process). */
   readonly sync: boolean;
+  /** fsync the coordinator's own writes (`update`) even without `sync`: durability 'fsync-one'. */
+  readonly syncUpdates?: boolean;
   /** `update` refuses to grow a key beyond this many siblings (TOO_MANY_SIBLINGS). `merge` never does. */
   readonly siblingsMax?: number;
   /** The clock that stamps the tombstone index; default Date.now. */
   readonly now?: () => number;
+}
+
+export interface UpdateHooks {
+  /**
+   * Called under the key's lock with the new state once it is decided, before it is written: the
+   * coordinator starts sending it to the other replicas while its own copy is being written.
+   */
+  readonly beforeWrite?: (next: KeyState) => void;
+}
+
+interface ChangeOptions extends UpdateHooks {
+  readonly limitSiblings: boolean;
+  readonly sync: boolean;
 }
 
 export interface ScanOptions {
@@ -67,6 +84,7 @@ export class ReplicaStore {
     return this.scan(gte, lt, undefined);
   });
   private readonly now: () => number;
+  private readonly commits: GroupCommit;
 
   constructor(
     private readonly engine: StorageEngine,
@@ -80,6 +98,7 @@ export class ReplicaStore {
       );
     }
     this.now = options.now ?? Date.now;
+    this.commits = new GroupCommit(engine);
   }
 
   /**
@@ -104,13 +123,17 @@ export class ReplicaStore {
    * Replaces the key's state with `fn(stored)` (EMPTY_STATE when absent), atomically per key.
    * If `fn` throws, nothing is written; if it returns the stored state, nothing is written.
    */
-  update(key: string, fn: (stored: KeyState) => KeyState): Promise<KeyState> {
-    return this.change(key, fn, true);
+  update(key: string, fn: (stored: KeyState) => KeyState, hooks: UpdateHooks = {}): Promise<KeyState> {
+    const sync = this.options.sync || this.options.syncUpdates === true;
+    return this.change(key, fn, { limitSiblings: true, sync, ...hooks });
   }
 
   /** Merges a state from a peer (replication, read repair, anti-entropy, handoff). Idempotent. */
   merge(key: string, incoming: KeyState): Promise<KeyState> {
-    return this.change(key, (stored) => mergeStates(stored, incoming), false);
+    return this.change(key, (stored) => mergeStates(stored, incoming), {
+      limitSiblings: false,
+      sync: this.options.sync,
+    });
   }
 
   /** The keys of one partition with their states, bucket by bucket, each bucket in key order. */
@@ -217,14 +240,15 @@ export class ReplicaStore {
     });
   }
 
-  private change(key: string, fn: (stored: KeyState) => KeyState, limitSiblings: boolean): Promise<KeyState> {
+  private change(key: string, fn: (stored: KeyState) => KeyState, how: ChangeOptions): Promise<KeyState> {
     const at = this.locate(key);
     return this.locked(at, async () => {
       const bytes = await this.engine.get('data', at.dataKey);
       const stored = bytes === undefined ? EMPTY_STATE : decodeStored(key, bytes);
       const next = fn(stored);
       if (sameState(next, stored) && next.deletedAtMs === stored.deletedAtMs) return stored;
-      if (limitSiblings) this.checkSiblings(key, stored, next);
+      if (how.limitSiblings) this.checkSiblings(key, stored, next);
+      how.beforeWrite?.(next);
       const ops: BatchOp[] = [{ type: 'put', ns: 'data', key: at.dataKey, value: encodeState(next) }];
       const wasTombstone = isTombstone(stored);
       if (isTombstone(next) && !wasTombstone)
@@ -236,14 +260,14 @@ export class ReplicaStore {
         });
       else if (wasTombstone && !isTombstone(next))
         ops.push({ type: 'del', ns: 'meta', key: tombstoneKey(at.partition, key) });
-      await this.write(ops);
+      await this.write(ops, how.sync);
       this.trees.changed(at.partition, at.bucket, key, bytes === undefined ? undefined : stored, next);
       return next;
     });
   }
 
-  private write(ops: readonly BatchOp[]): Promise<void> {
-    return this.engine.batch(ops, { sync: this.options.sync });
+  private write(ops: readonly BatchOp[], sync = this.options.sync): Promise<void> {
+    return this.commits.write(ops, sync);
   }
 
   /** Runs `task` under the key's lock, counted as a change in flight for its Merkle bucket. */

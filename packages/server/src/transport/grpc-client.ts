@@ -3,13 +3,11 @@
  * turned into a `TesseraError` — the one the peer's handler threw when the peer says so in
  * trailing metadata, else one derived from the gRPC status.
  */
-import { Client, credentials, type Metadata, type ServiceError, status } from '@grpc/grpc-js';
+import { Client, credentials, type ServiceError, status } from '@grpc/grpc-js';
 import {
   type ClusterState,
   codeForGrpcStatus,
   type ErrorCode,
-  type ErrorDetails,
-  isErrorCode,
   MERKLE_HASH_BYTES,
   type Member,
   TesseraError,
@@ -25,6 +23,7 @@ import {
   merkleKeysResponseSchema,
   parseWire,
 } from './convert.js';
+import type * as pb from './generated/tessera/peer/v1/peer.js';
 import type {
   CoordinateReply,
   CoordinateRequest,
@@ -32,6 +31,7 @@ import type {
   MerkleKeysRequest,
   PeerClient,
 } from './peer-api.js';
+import { PipeClient, type PipeOp } from './pipe-client.js';
 import {
   CODE_METADATA,
   DETAILS_METADATA,
@@ -39,6 +39,7 @@ import {
   type PeerMethod,
   peerService,
 } from './service.js';
+import { codeForStatus, fromWireError } from './wire-error.js';
 
 export interface PeerClientOptions {
   /** Failed calls are logged at debug level. */
@@ -53,6 +54,7 @@ export function createPeerClient(address: string, options: PeerClientOptions = {
 
 class GrpcPeerClient implements PeerClient {
   private readonly channel: Client;
+  private readonly pipe: PipeClient;
   private closed = false;
 
   constructor(
@@ -69,19 +71,22 @@ class GrpcPeerClient implements PeerClient {
       'grpc.initial_reconnect_backoff_ms': 100,
       'grpc.max_reconnect_backoff_ms': 2_000,
     });
+    this.pipe = new PipeClient(this.channel, address, {
+      messageBytesMax: options.messageBytesMax ?? MESSAGE_BYTES_MAX_DEFAULT,
+    });
   }
 
+  /** Replica reads and writes travel over the pipe, batched with the others of the same tick. */
   async read(key: string, timeoutMs: number): Promise<Uint8Array | undefined> {
-    const reply = await this.call(peerService.read, { key }, timeoutMs);
-    return reply.found ? reply.state : undefined;
+    const reply = await this.pipeCall({ read: { key } }, 'Read', timeoutMs);
+    if (reply.read === undefined) throw this.badReply('Read', 'no read result');
+    return reply.read.found ? reply.read.state : undefined;
   }
 
   async replicate(key: string, state: Uint8Array, timeoutMs: number, hint?: string): Promise<void> {
-    await this.call(
-      peerService.replicate,
-      hint === undefined ? { key, state } : { key, state, hint },
-      timeoutMs,
-    );
+    const replicate = hint === undefined ? { key, state } : { key, state, hint };
+    const reply = await this.pipeCall({ replicate }, 'Replicate', timeoutMs);
+    if (reply.replicate === undefined) throw this.badReply('Replicate', 'no replicate result');
   }
 
   async coordinate(request: CoordinateRequest, timeoutMs: number): Promise<CoordinateReply> {
@@ -126,7 +131,19 @@ class GrpcPeerClient implements PeerClient {
 
   close(): void {
     this.closed = true;
+    this.pipe.close();
     this.channel.close();
+  }
+
+  private async pipeCall(op: PipeOp, rpc: string, timeoutMs: number): Promise<pb.PipeReply> {
+    try {
+      return await this.pipe.call(op, rpc, timeoutMs);
+    } catch (error) {
+      if (TesseraError.is(error)) {
+        this.options.logger?.debug({ peer: this.address, rpc, code: error.code }, 'peer call failed');
+      }
+      throw error;
+    }
   }
 
   private call<Req, Res>(method: PeerMethod<Req, Res>, request: Req, timeoutMs: number): Promise<Res> {
@@ -204,9 +221,10 @@ class GrpcPeerClient implements PeerClient {
     if (error === null)
       return new TesseraError('INTERNAL', `Peer ${peer} answered ${rpc} with nothing.`, { peer, rpc });
     const remoteCode = error.metadata?.get(CODE_METADATA)[0];
-    if (isErrorCode(remoteCode)) {
-      const details = { ...remoteDetails(error.metadata), peer, rpc };
-      return new TesseraError(remoteCode, error.details, details, { cause: error });
+    if (typeof remoteCode === 'string') {
+      const details = error.metadata.get(DETAILS_METADATA)[0];
+      const json = typeof details === 'string' ? details : undefined;
+      return fromWireError(remoteCode, error.details, json, { peer, rpc }, error);
     }
     const code = codeForStatus(error.code);
     const message =
@@ -216,32 +234,5 @@ class GrpcPeerClient implements PeerClient {
           ? `Peer ${peer} is unavailable: ${error.details}`
           : `Peer ${peer} failed ${rpc}: ${error.details}`;
     return new TesseraError(code, message, { peer, rpc, grpcStatus: error.code }, { cause: error });
-  }
-}
-
-function codeForStatus(grpcStatus: number): ErrorCode {
-  switch (grpcStatus) {
-    case status.DEADLINE_EXCEEDED:
-      return 'TIMEOUT';
-    case status.UNAVAILABLE:
-      return 'PEER_UNAVAILABLE';
-    // grpc-js answers a message above the receive limit with this status, on either side.
-    case status.RESOURCE_EXHAUSTED:
-      return 'VALUE_TOO_LARGE';
-    default:
-      return codeForGrpcStatus(grpcStatus);
-  }
-}
-
-function remoteDetails(metadata: Metadata | undefined): ErrorDetails | undefined {
-  const json = metadata?.get(DETAILS_METADATA)[0];
-  if (typeof json !== 'string') return undefined;
-  try {
-    const details: unknown = JSON.parse(json);
-    return typeof details === 'object' && details !== null && !Array.isArray(details)
-      ? (details as ErrorDetails)
-      : undefined;
-  } catch {
-    return undefined;
   }
 }

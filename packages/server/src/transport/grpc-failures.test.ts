@@ -38,6 +38,43 @@ describe('gRPC peer transport failures', () => {
     }
   });
 
+  it('reopens the replication pipe after the peer restarts, and a call that cannot fit fails alone', async () => {
+    const silent = pino({ level: 'silent' });
+    const peer = new FakePeer();
+    let server = await startPeerServer(peer, { host: '127.0.0.1', port: 0, logger: silent });
+    const port = server.port;
+    const client = createPeerClient(`127.0.0.1:${port}`, { messageBytesMax: 64 * 1024 });
+    try {
+      await client.replicate('a', new Uint8Array(10).fill(1), TIMEOUT_MS);
+      // Many calls of one tick share one message; an oversized one is refused before it is sent.
+      const batch = Array.from({ length: 200 }, (_, i) =>
+        client.replicate(`k${i}`, new Uint8Array(100).fill(2), TIMEOUT_MS),
+      );
+      await expectTesseraError(
+        client.replicate('big', new Uint8Array(128 * 1024), TIMEOUT_MS),
+        'VALUE_TOO_LARGE',
+      );
+      await Promise.all(batch);
+      expect(peer.states.size).toBe(201);
+      await server.close();
+      await expectTesseraError(client.read('a', TIMEOUT_MS), 'PEER_UNAVAILABLE');
+      server = await startPeerServer(peer, { host: '127.0.0.1', port, logger: silent });
+      const deadline = Date.now() + 5_000;
+      for (;;) {
+        try {
+          expect(await client.read('a', TIMEOUT_MS)).toHaveLength(10);
+          break;
+        } catch (error) {
+          if (Date.now() > deadline) throw error;
+          await new Promise((resolve) => setTimeout(resolve, 50));
+        }
+      }
+    } finally {
+      client.close();
+      await server.close();
+    }
+  });
+
   it('rejects startPeerServer when the port is taken', async () => {
     const silent = pino({ level: 'silent' });
     const first = await startPeerServer(new FakePeer(), { host: '127.0.0.1', port: 0, logger: silent });

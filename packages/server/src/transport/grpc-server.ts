@@ -10,7 +10,7 @@ import {
   ServerCredentials,
   type ServerErrorResponse,
 } from '@grpc/grpc-js';
-import { ERROR_CODES, type ErrorCode, isErrorCode, TesseraError } from '@tessera/core';
+import { ERROR_CODES, TesseraError } from '@tessera/core';
 import type { z } from 'zod';
 import type { Logger } from '../logger.js';
 import {
@@ -26,6 +26,7 @@ import {
 } from './convert.js';
 import type * as pb from './generated/tessera/peer/v1/peer.js';
 import type { PeerApi } from './peer-api.js';
+import { addPipeService } from './pipe-server.js';
 import {
   CODE_METADATA,
   DETAILS_METADATA,
@@ -35,12 +36,10 @@ import {
   peerService,
 } from './service.js';
 import { addTransferService, type TransferSource } from './transfer-stream.js';
+import { toWireError } from './wire-error.js';
 
 /** How long `close()` lets calls in flight finish before cutting them off. */
 const CLOSE_GRACE_MS = 5_000;
-/** Bounds keep the trailers far below HTTP/2 header limits. */
-const MESSAGE_CHARS_MAX = 2_048;
-const DETAILS_CHARS_MAX = 8_192;
 
 export interface PeerServerOptions {
   readonly host: string;
@@ -97,6 +96,7 @@ export async function startPeerServer(
     ),
   });
 
+  const pipe = addPipeService(server, handler, log);
   if (options.transfer !== undefined) addTransferService(server, options.transfer, log);
   const port = await bind(server, hostPort(options.host, options.port));
   log.info({ host: options.host, port }, 'peer server listening');
@@ -104,6 +104,7 @@ export async function startPeerServer(
   return {
     port,
     close: () => {
+      pipe.close();
       closing ??= shutdown(server);
       return closing;
     },
@@ -138,40 +139,12 @@ function unary<Req, Res, S extends z.ZodType>(
 
 /** A thrown error as a gRPC status with the Tessera code (and details) in trailing metadata. */
 function errorResponse(error: unknown, rpc: string, log: Logger): ServerErrorResponse {
-  let code: ErrorCode = 'INTERNAL';
-  let message = `The peer failed while serving ${rpc}; its log has the details.`;
+  const wire = toWireError(error, rpc, log);
   const metadata = new Metadata();
-  if (TesseraError.is(error) && isErrorCode(error.code)) {
-    code = error.code;
-    message = wellFormed(error.message.slice(0, MESSAGE_CHARS_MAX));
-    const details = detailsJson(error.details);
-    if (details !== undefined) metadata.set(DETAILS_METADATA, details);
-    if (code === 'INTERNAL' || code === 'STORAGE_FAILURE') log.error({ err: error, rpc }, 'peer call failed');
-    else log.debug({ code, rpc, message }, 'peer call refused');
-  } else {
-    log.error({ err: error, rpc }, 'peer call failed');
-  }
-  metadata.set(CODE_METADATA, code);
-  return { name: 'TesseraError', message, code: ERROR_CODES[code].grpc, details: message, metadata };
-}
-
-/** Details as JSON in ASCII (metadata values allow no more), or undefined if none or too large. */
-function detailsJson(details: unknown): string | undefined {
-  if (details === undefined) return undefined;
-  let json: string;
-  try {
-    json = JSON.stringify(details);
-  } catch {
-    return undefined;
-  }
-  if (json === undefined) return undefined;
-  json = json.replace(/[^\x20-\x7e]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
-  return json.length <= DETAILS_CHARS_MAX ? json : undefined;
-}
-
-/** grpc-js percent-encodes the status message with `encodeURI`, which throws on lone surrogates. */
-function wellFormed(text: string): string {
-  return text.replace(/\p{Surrogate}/gu, '\uFFFD');
+  metadata.set(CODE_METADATA, wire.code);
+  if (wire.details !== undefined) metadata.set(DETAILS_METADATA, wire.details);
+  const { message } = wire;
+  return { name: 'TesseraError', message, code: ERROR_CODES[wire.code].grpc, details: message, metadata };
 }
 
 function hostPort(host: string, port: number): string {

@@ -89,3 +89,20 @@ export const peerService = {
   merkleHashes: method(pb.PeerService.merkleHashes, pb.MerkleHashesRequest, pb.MerkleHashesResponse),
   merkleKeys: method(pb.PeerService.merkleKeys, pb.MerkleKeysRequest, pb.MerkleKeysResponse),
 } as const;
+
+/** The replication pipe (bidirectional stream); see pipe-client.ts and pipe-server.ts. */
+export const pipeMethod = {
+  path: pb.PeerService.pipe.path,
+  requestStream: true,
+  responseStream: true,
+  requestSerialize: serializer(pb.PipeBatch),
+  requestDeserialize: (bytes: Buffer): pb.PipeBatch | DecodeFailure => {
+    try {
+      return pb.PipeBatch.decode(plain(bytes));
+    } catch (error) {
+      return new DecodeFailure(error);
+    }
+  },
+  responseSerialize: serializer(pb.PipeReplies),
+  responseDeserialize: (bytes: Buffer): pb.PipeReplies => pb.PipeReplies.decode(plain(bytes)),
+} as const;

@@ -10,9 +10,11 @@ import {
   type CallOptions,
   type ChannelCredentials,
   Client,
+  type ClientDuplexStream,
   type ClientOptions,
   type ClientReadableStream,
   type ClientUnaryCall,
+  type handleBidiStreamingCall,
   type handleServerStreamingCall,
   type handleUnaryCall,
   makeGenericClientConstructor,
@@ -192,6 +194,37 @@ export interface TransferEntry {
   readonly key: string;
   /** Core `encodeState` bytes. */
   readonly state: Uint8Array;
+}
+
+export interface PipeBatch {
+  readonly calls: readonly PipeCall[];
+}
+
+export interface PipeCall {
+  /** Chosen by the caller, unique among its calls in flight on this stream; the reply carries it. */
+  readonly id: number;
+  /** Exactly one of these. */
+  readonly read?: ReadRequest | undefined;
+  readonly replicate?: ReplicateRequest | undefined;
+}
+
+export interface PipeReplies {
+  readonly replies: readonly PipeReply[];
+}
+
+export interface PipeReply {
+  readonly id: number;
+  /** Exactly one of these. */
+  readonly read?: ReadResponse | undefined;
+  readonly replicate?: ReplicateResponse | undefined;
+  readonly error?: PipeError | undefined;
+}
+
+/** A call that failed: the Tessera error code, its message and its JSON details, if any. */
+export interface PipeError {
+  readonly code: string;
+  readonly message: string;
+  readonly details?: string | undefined;
 }
 
 function createBaseReadRequest(): ReadRequest {
@@ -1621,6 +1654,313 @@ export const TransferEntry: MessageFns<TransferEntry> = {
   },
 };
 
+function createBasePipeBatch(): PipeBatch {
+  return { calls: [] };
+}
+
+export const PipeBatch: MessageFns<PipeBatch> = {
+  encode(message: PipeBatch, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.calls) {
+      PipeCall.encode(v!, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): PipeBatch {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBasePipeBatch() as any;
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.calls.push(PipeCall.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+};
+
+function createBasePipeCall(): PipeCall {
+  return { id: 0, read: undefined, replicate: undefined };
+}
+
+export const PipeCall: MessageFns<PipeCall> = {
+  encode(message: PipeCall, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.id !== 0) {
+      writer.uint32(8).uint32(message.id);
+    }
+    if (message.read !== undefined) {
+      ReadRequest.encode(message.read, writer.uint32(18).fork()).join();
+    }
+    if (message.replicate !== undefined) {
+      ReplicateRequest.encode(message.replicate, writer.uint32(26).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): PipeCall {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBasePipeCall() as any;
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.id = reader.uint32();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.read = ReadRequest.decode(reader, reader.uint32());
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.replicate = ReplicateRequest.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+};
+
+function createBasePipeReplies(): PipeReplies {
+  return { replies: [] };
+}
+
+export const PipeReplies: MessageFns<PipeReplies> = {
+  encode(message: PipeReplies, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.replies) {
+      PipeReply.encode(v!, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): PipeReplies {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBasePipeReplies() as any;
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.replies.push(PipeReply.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+};
+
+function createBasePipeReply(): PipeReply {
+  return { id: 0, read: undefined, replicate: undefined, error: undefined };
+}
+
+export const PipeReply: MessageFns<PipeReply> = {
+  encode(message: PipeReply, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.id !== 0) {
+      writer.uint32(8).uint32(message.id);
+    }
+    if (message.read !== undefined) {
+      ReadResponse.encode(message.read, writer.uint32(18).fork()).join();
+    }
+    if (message.replicate !== undefined) {
+      ReplicateResponse.encode(message.replicate, writer.uint32(26).fork()).join();
+    }
+    if (message.error !== undefined) {
+      PipeError.encode(message.error, writer.uint32(34).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): PipeReply {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBasePipeReply() as any;
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.id = reader.uint32();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.read = ReadResponse.decode(reader, reader.uint32());
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.replicate = ReplicateResponse.decode(reader, reader.uint32());
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.error = PipeError.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+};
+
+function createBasePipeError(): PipeError {
+  return { code: "", message: "", details: undefined };
+}
+
+export const PipeError: MessageFns<PipeError> = {
+  encode(message: PipeError, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.code !== "") {
+      writer.uint32(10).string(message.code);
+    }
+    if (message.message !== "") {
+      writer.uint32(18).string(message.message);
+    }
+    if (message.details !== undefined) {
+      writer.uint32(26).string(message.details);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): PipeError {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBasePipeError() as any;
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.code = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.message = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.details = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+};
+
 export type PeerService = typeof PeerService;
 export const PeerService = {
   /** This replica's stored state of a key. */
@@ -1709,6 +2049,20 @@ export const PeerService = {
       Buffer.from(TransferPartitionResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): TransferPartitionResponse => TransferPartitionResponse.decode(value),
   },
+  /**
+   * The replication pipe: one long-lived stream from each node to each peer carrying replica reads
+   * and writes in batches, one message per event-loop tick each way, so a write costs no RPC of
+   * its own. Replies may come in any order and are matched by call id.
+   */
+  pipe: {
+    path: "/tessera.peer.v1.Peer/Pipe" as const,
+    requestStream: true as const,
+    responseStream: true as const,
+    requestSerialize: (value: PipeBatch): Buffer => Buffer.from(PipeBatch.encode(value).finish()),
+    requestDeserialize: (value: Buffer): PipeBatch => PipeBatch.decode(value),
+    responseSerialize: (value: PipeReplies): Buffer => Buffer.from(PipeReplies.encode(value).finish()),
+    responseDeserialize: (value: Buffer): PipeReplies => PipeReplies.decode(value),
+  },
 } as const;
 
 export interface PeerServer extends UntypedServiceImplementation {
@@ -1731,6 +2085,12 @@ export interface PeerServer extends UntypedServiceImplementation {
    * `after_key` on, as chunks of key + state. Resumable: the receiver keeps the last key it merged.
    */
   transferPartition: handleServerStreamingCall<TransferPartitionRequest, TransferPartitionResponse>;
+  /**
+   * The replication pipe: one long-lived stream from each node to each peer carrying replica reads
+   * and writes in batches, one message per event-loop tick each way, so a write costs no RPC of
+   * its own. Replies may come in any order and are matched by call id.
+   */
+  pipe: handleBidiStreamingCall<PipeBatch, PipeReplies>;
 }
 
 export interface PeerClient extends Client {
@@ -1853,6 +2213,14 @@ export interface PeerClient extends Client {
     metadata?: Metadata,
     options?: Partial<CallOptions>,
   ): ClientReadableStream<TransferPartitionResponse>;
+  /**
+   * The replication pipe: one long-lived stream from each node to each peer carrying replica reads
+   * and writes in batches, one message per event-loop tick each way, so a write costs no RPC of
+   * its own. Replies may come in any order and are matched by call id.
+   */
+  pipe(): ClientDuplexStream<PipeBatch, PipeReplies>;
+  pipe(options: Partial<CallOptions>): ClientDuplexStream<PipeBatch, PipeReplies>;
+  pipe(metadata: Metadata, options?: Partial<CallOptions>): ClientDuplexStream<PipeBatch, PipeReplies>;
 }
 
 export const PeerClient = makeGenericClientConstructor(PeerService, "tessera.peer.v1.Peer") as unknown as {

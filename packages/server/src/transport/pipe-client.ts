@@ -1,0 +1,254 @@
+/**
+ * The caller's side of the replication pipe: one long-lived bidirectional stream to a peer that
+ * carries replica reads and writes. Calls made during one event-loop tick leave as one message;
+ * the peer answers them in batches too. A call waits for its reply until its deadline, checked by
+ * one sweeper per pipe rather than a timer per call. A stream that fails fails its calls in
+ * flight with PEER_UNAVAILABLE; the next call opens a new one.
+ */
+import type { Client, ClientDuplexStream, Metadata, ServiceError } from '@grpc/grpc-js';
+import { TesseraError } from '@tessera/core';
+import type * as pb from './generated/tessera/peer/v1/peer.js';
+import { CODE_METADATA, pipeMethod } from './service.js';
+import { codeForStatus, fromWireError } from './wire-error.js';
+
+/** A batch is sent at once when its values pass this size, to stay far below message limits. */
+export const PIPE_BATCH_BYTES_MAX = 512 * 1024;
+/** Calls waiting for a reply on one pipe, at most; past it new calls fail with OVERLOADED. */
+export const PIPE_CALLS_MAX = 20_000;
+/** Room for ids, tags and lengths around the calls of one message (at most an eighth of it). */
+const MESSAGE_OVERHEAD_BYTES = 64 * 1024;
+/** How often deadlines of calls in flight are checked. */
+const SWEEP_MS = 10;
+
+export type PipeOp = Pick<pb.PipeCall, 'read' | 'replicate'>;
+
+interface Pending {
+  readonly rpc: string;
+  readonly deadline: number;
+  readonly timeoutMs: number;
+  readonly stream: ClientDuplexStream<pb.PipeBatch, pb.PipeReplies>;
+  resolve(reply: pb.PipeReply): void;
+  reject(error: TesseraError): void;
+}
+
+export interface PipeClientOptions {
+  /** The peer's limit on one message: a call that cannot fit fails alone, before it is sent. */
+  readonly messageBytesMax: number;
+  readonly now?: () => number;
+  /** Metadata sent when a stream opens (e.g. the caller's identity). */
+  readonly metadata?: () => Metadata | undefined;
+}
+
+export class PipeClient {
+  private stream: ClientDuplexStream<pb.PipeBatch, pb.PipeReplies> | undefined;
+  private readonly pending = new Map<number, Pending>();
+  private outbox: pb.PipeCall[] = [];
+  private outboxBytes = 0;
+  private flushQueued = false;
+  private nextId = 1;
+  private sweeper: NodeJS.Timeout | undefined;
+  private closed = false;
+  private readonly now: () => number;
+
+  constructor(
+    private readonly channel: Client,
+    private readonly address: string,
+    private readonly options: PipeClientOptions,
+  ) {
+    this.now = options.now ?? Date.now;
+  }
+
+  /** Sends `op` in the current tick's batch; resolves with the peer's reply or rejects with its error. */
+  call(op: PipeOp, rpc: string, timeoutMs: number): Promise<pb.PipeReply> {
+    if (this.closed) return Promise.reject(this.unavailable(rpc, 'the client is closed'));
+    if (this.pending.size >= PIPE_CALLS_MAX) {
+      return Promise.reject(
+        new TesseraError(
+          'OVERLOADED',
+          `${PIPE_CALLS_MAX} calls to peer ${this.address} are waiting for replies; retry shortly.`,
+          { peer: this.address, rpc },
+        ),
+      );
+    }
+    const bytes = opBytes(op);
+    if (bytes > this.roomBytes()) {
+      return Promise.reject(
+        new TesseraError(
+          'VALUE_TOO_LARGE',
+          `A ${rpc} of ${bytes} bytes cannot be sent to peer ${this.address}: one message holds at most ${this.options.messageBytesMax} bytes. Lower valueBytesMax.`,
+          { peer: this.address, rpc, bytes, messageBytesMax: this.options.messageBytesMax },
+        ),
+      );
+    }
+    const stream = this.open();
+    const id = this.takeId();
+    return new Promise((resolve, reject) => {
+      this.pending.set(id, { rpc, deadline: this.now() + timeoutMs, timeoutMs, stream, resolve, reject });
+      this.enqueue({ id, ...op }, bytes);
+      this.sweeper ??= setInterval(() => this.sweep(), SWEEP_MS);
+    });
+  }
+
+  close(): void {
+    this.closed = true;
+    this.stream?.end();
+    this.fail(undefined, (rpc) => this.unavailable(rpc, 'the client is closed'));
+    this.stream = undefined;
+  }
+
+  private open(): ClientDuplexStream<pb.PipeBatch, pb.PipeReplies> {
+    if (this.stream !== undefined) return this.stream;
+    const metadata = this.options.metadata?.();
+    const stream =
+      metadata === undefined
+        ? this.channel.makeBidiStreamRequest(
+            pipeMethod.path,
+            pipeMethod.requestSerialize,
+            pipeMethod.responseDeserialize,
+          )
+        : this.channel.makeBidiStreamRequest(
+            pipeMethod.path,
+            pipeMethod.requestSerialize,
+            pipeMethod.responseDeserialize,
+            metadata,
+          );
+    stream.on('data', (replies: pb.PipeReplies) => this.receive(replies));
+    stream.on('error', (error: ServiceError) => this.broken(stream, this.streamError(error)));
+    stream.on('end', () => this.broken(stream, this.streamError(undefined)));
+    this.stream = stream;
+    return stream;
+  }
+
+  /** Why a stream ended, as the error its calls in flight fail with. */
+  private streamError(error: ServiceError | undefined): (rpc: string) => TesseraError {
+    const peer = this.address;
+    if (error === undefined) return (rpc) => this.unavailable(rpc, 'the peer ended the stream');
+    const remote = error.metadata?.get(CODE_METADATA)[0];
+    if (typeof remote === 'string') {
+      return (rpc) => fromWireError(remote, error.details, undefined, { peer, rpc });
+    }
+    const code = codeForStatus(error.code);
+    if (code === 'PEER_UNAVAILABLE') return (rpc) => this.unavailable(rpc, error.details || error.message);
+    return (rpc) =>
+      new TesseraError(code, `The pipe to peer ${peer} failed: ${error.details || error.message}`, {
+        peer,
+        rpc,
+        grpcStatus: error.code,
+      });
+  }
+
+  /** The stream is gone: its calls in flight fail, and the next call opens a new stream. */
+  private broken(
+    stream: ClientDuplexStream<pb.PipeBatch, pb.PipeReplies>,
+    failure: (rpc: string) => TesseraError,
+  ): void {
+    if (this.stream === stream) {
+      this.stream = undefined;
+      // Calls queued for this stream but not yet sent fail with it.
+      this.outbox = [];
+      this.outboxBytes = 0;
+    }
+    this.fail(stream, failure);
+  }
+
+  private fail(
+    stream: ClientDuplexStream<pb.PipeBatch, pb.PipeReplies> | undefined,
+    failure: (rpc: string) => TesseraError,
+  ): void {
+    for (const [id, p] of this.pending) {
+      if (stream !== undefined && p.stream !== stream) continue;
+      this.pending.delete(id);
+      p.reject(failure(p.rpc));
+    }
+    this.stopSweeperIfIdle();
+  }
+
+  private enqueue(call: pb.PipeCall, bytes: number): void {
+    if (this.outboxBytes + bytes > this.roomBytes()) this.flush();
+    this.outbox.push(call);
+    this.outboxBytes += bytes;
+    if (this.outboxBytes >= PIPE_BATCH_BYTES_MAX) this.flush();
+    else if (!this.flushQueued) {
+      this.flushQueued = true;
+      setImmediate(() => this.flush());
+    }
+  }
+
+  private flush(): void {
+    this.flushQueued = false;
+    if (this.outbox.length === 0) return;
+    const calls = this.outbox;
+    this.outbox = [];
+    this.outboxBytes = 0;
+    const stream = this.stream;
+    if (stream === undefined) return;
+    stream.write({ calls });
+  }
+
+  private receive(message: pb.PipeReplies): void {
+    for (const reply of message.replies) {
+      const p = this.pending.get(reply.id);
+      if (p === undefined) continue; // timed out already
+      this.pending.delete(reply.id);
+      if (reply.error !== undefined) {
+        const { code, message: text, details } = reply.error;
+        p.reject(fromWireError(code, text, details, { peer: this.address, rpc: p.rpc }));
+      } else {
+        p.resolve(reply);
+      }
+    }
+    this.stopSweeperIfIdle();
+  }
+
+  private sweep(): void {
+    const now = this.now();
+    for (const [id, p] of this.pending) {
+      if (p.deadline > now) continue;
+      this.pending.delete(id);
+      p.reject(
+        new TesseraError(
+          'TIMEOUT',
+          `Peer ${this.address} did not answer ${p.rpc} within ${p.timeoutMs} ms.`,
+          {
+            peer: this.address,
+            rpc: p.rpc,
+          },
+        ),
+      );
+    }
+    this.stopSweeperIfIdle();
+  }
+
+  private stopSweeperIfIdle(): void {
+    if (this.pending.size > 0 || this.sweeper === undefined) return;
+    clearInterval(this.sweeper);
+    this.sweeper = undefined;
+  }
+
+  /** What the calls of one message may add up to. */
+  private roomBytes(): number {
+    const max = this.options.messageBytesMax;
+    return max - Math.min(MESSAGE_OVERHEAD_BYTES, Math.floor(max / 8));
+  }
+
+  private takeId(): number {
+    // Ids wrap within uint32; one still waiting after 4 billion later calls is long timed out.
+    do {
+      this.nextId = this.nextId >= 0xffff_ffff ? 1 : this.nextId + 1;
+    } while (this.pending.has(this.nextId));
+    return this.nextId;
+  }
+
+  private unavailable(rpc: string, why: string): TesseraError {
+    return new TesseraError('PEER_UNAVAILABLE', `Peer ${this.address} is unavailable: ${why}.`, {
+      peer: this.address,
+      rpc,
+    });
+  }
+}
+
+/** An upper bound on the encoded size of one call (keys counted at 3 bytes per UTF-16 unit). */
+function opBytes(op: PipeOp): number {
+  const key = op.replicate?.key ?? op.read?.key ?? '';
+  return 32 + 3 * key.length + (op.replicate?.state.length ?? 0) + 3 * (op.replicate?.hint?.length ?? 0);
+}

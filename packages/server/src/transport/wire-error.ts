@@ -1,0 +1,101 @@
+/**
+ * A `TesseraError` on the peer wire and back: the code, a bounded message and JSON details. Unary
+ * calls carry it in a gRPC status plus trailing metadata, pipe calls in a `PipeError`; both sides
+ * use these functions, so the caller rebuilds the very error the peer's handler threw.
+ */
+import { status } from '@grpc/grpc-js';
+import {
+  codeForGrpcStatus,
+  type ErrorCode,
+  type ErrorDetails,
+  isErrorCode,
+  TesseraError,
+} from '@tessera/core';
+import type { Logger } from '../logger.js';
+
+/** Bounds keep the trailers far below HTTP/2 header limits. */
+const MESSAGE_CHARS_MAX = 2_048;
+const DETAILS_CHARS_MAX = 8_192;
+
+export interface WireError {
+  readonly code: ErrorCode;
+  readonly message: string;
+  /** JSON of the error's details, in ASCII; absent if none or too large. */
+  readonly details?: string;
+}
+
+/** A thrown error as sent to the caller; unexpected ones are logged here and sent as INTERNAL. */
+export function toWireError(error: unknown, rpc: string, log: Logger): WireError {
+  if (TesseraError.is(error) && isErrorCode(error.code)) {
+    const code = error.code;
+    if (code === 'INTERNAL' || code === 'STORAGE_FAILURE') log.error({ err: error, rpc }, 'peer call failed');
+    else log.debug({ code, rpc, message: error.message }, 'peer call refused');
+    const message = wellFormed(error.message.slice(0, MESSAGE_CHARS_MAX));
+    const details = detailsJson(error.details);
+    return details === undefined ? { code, message } : { code, message, details };
+  }
+  log.error({ err: error, rpc }, 'peer call failed');
+  return { code: 'INTERNAL', message: `The peer failed while serving ${rpc}; its log has the details.` };
+}
+
+/** The error a peer sent, with the peer and call named in its details. */
+export function fromWireError(
+  code: string,
+  message: string,
+  details: string | undefined,
+  where: { readonly peer: string; readonly rpc: string },
+  cause?: unknown,
+): TesseraError {
+  if (!isErrorCode(code)) {
+    return new TesseraError('INTERNAL', `Peer ${where.peer} failed ${where.rpc} with unknown code ${code}.`, {
+      ...where,
+    });
+  }
+  return new TesseraError(code, message, { ...parseDetails(details), ...where }, { cause });
+}
+
+function parseDetails(json: string | undefined): ErrorDetails | undefined {
+  if (json === undefined) return undefined;
+  try {
+    const details: unknown = JSON.parse(json);
+    return typeof details === 'object' && details !== null && !Array.isArray(details)
+      ? (details as ErrorDetails)
+      : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Details as JSON in ASCII (metadata values allow no more), or undefined if none or too large. */
+function detailsJson(details: unknown): string | undefined {
+  if (details === undefined) return undefined;
+  let json: string;
+  try {
+    json = JSON.stringify(details);
+  } catch {
+    return undefined;
+  }
+  if (json === undefined) return undefined;
+  json = json.replace(/[^\x20-\x7e]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  return json.length <= DETAILS_CHARS_MAX ? json : undefined;
+}
+
+/** grpc-js percent-encodes the status message with `encodeURI`, which throws on lone surrogates. */
+function wellFormed(text: string): string {
+  return text.replace(/\p{Surrogate}/gu, '\uFFFD');
+}
+
+/** The Tessera code for a gRPC status that the peer's handler did not choose (the transport did). */
+export function codeForStatus(grpcStatus: number): ErrorCode {
+  switch (grpcStatus) {
+    case status.DEADLINE_EXCEEDED:
+      return 'TIMEOUT';
+    case status.UNAVAILABLE:
+      return 'PEER_UNAVAILABLE';
+    // grpc-js answers a message above the receive limit with this status, on either side.
+    case status.RESOURCE_EXHAUSTED:
+      return 'VALUE_TOO_LARGE';
+    default:
+      return codeForGrpcStatus(grpcStatus);
+  }
+}
