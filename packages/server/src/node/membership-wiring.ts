@@ -1,5 +1,5 @@
 /** Builds the membership-change machinery of a node (transfer/*) from its parts. */
-import type { Member } from '@tessera/core';
+import { type Member, TesseraError } from '@tessera/core';
 import type { AdmissionController } from '../background/admission.js';
 import type { ClusterView } from '../cluster/cluster-view.js';
 import type { Gossip } from '../cluster/gossip.js';
@@ -57,6 +57,12 @@ export function startMembership(p: MembershipParts): MembershipService {
     isDown,
     intervalMs: config.transferIntervalMs,
     retireDelayMs: config.retireDelayMs,
+    handOver: async (node, key, state) => {
+      const client = p.peers.client(node);
+      if (client === undefined)
+        throw new TesseraError('PEER_UNAVAILABLE', `Node ${node} is not a known member.`, { peer: node });
+      await client.replicate(key, state, config.peerTimeoutMs);
+    },
     now: p.now,
     log,
     changed,
