@@ -192,6 +192,13 @@ export class TesseraNode {
       hintTtlMs: config.hintTtlMs,
       now,
       log: log.child({ component: 'handoff' }),
+      placement: {
+        self: config.nodeId,
+        n: config.n,
+        ring: () => view.state?.ring,
+        nextRing: () => view.state?.pending?.next,
+        mergeLocal: (key, state) => store.merge(key, state),
+      },
     });
     handoff.start();
     closers.push(async () => handoff.stop());
