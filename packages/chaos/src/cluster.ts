@@ -43,6 +43,8 @@ export interface ChaosClusterOptions {
   readonly cliPath: string;
   readonly random: Rng;
   readonly settings?: Readonly<Record<string, unknown>>;
+  /** The nodes' --log-level; default warn. */
+  readonly logLevel?: string;
 }
 
 export interface StatusBody {
@@ -51,6 +53,8 @@ export interface StatusBody {
   readonly ring: { readonly owners: readonly string[] };
   readonly members: readonly { nodeId: string; status: string; partitions: number; http: string }[];
   readonly pending: unknown;
+  /** Partitions this node holds but no longer replicates, not yet handed over; null before it knows. */
+  readonly retiring?: number | null;
 }
 
 interface NodeEntry {
@@ -160,7 +164,7 @@ export class ChaosCluster {
       peerPort: node.peerPort,
       dataDir: node.dataDir,
       seeds,
-      extraArgs: ['--config', node.configPath, '--log-level', 'warn'],
+      extraArgs: ['--config', node.configPath, '--log-level', this.options.logLevel ?? 'warn'],
     };
     for (let attempt = 1; ; attempt++) {
       node.process = new LocalNode(spec, this.options.cliPath);

@@ -44,10 +44,11 @@ interface Started {
 
 export class Nemesis {
   private readonly members: Set<string>;
-  /** A node outside the ring, running alone on an empty data dir, ready to join. */
-  private spare: string | undefined;
-  /** A node that was told to leave; once its leave commits it is wiped and becomes the spare. */
+  /** Nodes outside the ring, each running alone on an empty data dir, ready to join. */
+  private readonly spares: string[];
+  /** A node that was told to leave; once its leave commits it is wiped and becomes a spare. */
   private leaver: string | undefined;
+  private lastChange: 'join' | 'leave' | undefined;
   private readonly current = new Map<number, string>();
   private nextId = 1;
   private readonly deck: FaultKind[] = [];
@@ -56,7 +57,7 @@ export class Nemesis {
 
   constructor(private readonly o: NemesisOptions) {
     this.members = new Set(o.cluster.initialMembers);
-    this.spare = o.cluster.ids.find((id) => !this.members.has(id));
+    this.spares = o.cluster.ids.filter((id) => !this.members.has(id));
   }
 
   /** What is broken right now, for the progress line. */
@@ -76,6 +77,8 @@ export class Nemesis {
         return undefined;
       });
       if (started === undefined) {
+        // A membership change waits for the previous one to finish: try it again after the next fault.
+        if (kind === 'membership') this.defer(kind);
         await pause(1_000, signal);
         continue;
       }
@@ -102,6 +105,18 @@ export class Nemesis {
       });
       await pause(between(random, ...this.o.gapMs), signal);
     }
+  }
+
+  /** Puts `kind` back to be drawn after the next fault (of another kind, if there are others). */
+  private defer(kind: FaultKind): void {
+    if (this.deck.length === 0)
+      this.deck.push(
+        ...shuffled(
+          this.o.random,
+          this.o.faults.filter((k) => k !== kind),
+        ),
+      );
+    this.deck.splice(Math.max(0, this.deck.length - 1), 0, kind);
   }
 
   /** Kinds come from a shuffled deck, so a short run sees every kind before any repeats. */
@@ -232,8 +247,9 @@ export class Nemesis {
   }
 
   /**
-   * A join (of the spare) or a leave (of a member), made while a partition is up. Skipped while
-   * an earlier change is still pending.
+   * A leave (of a member) or a join (of a spare), made while a partition is up: they alternate, a
+   * leave first, so every run with this fault sees a node leave during a partition. Skipped while
+   * an earlier change is still pending, or its leaver still holds data to hand over.
    */
   private async membership(): Promise<Started | undefined> {
     const { cluster, random } = this.o;
@@ -244,30 +260,35 @@ export class Nemesis {
     if (this.leaver !== undefined) {
       const gone = !status.members.some((m) => m.nodeId === this.leaver && m.status !== 'removed');
       if (!gone) return undefined;
+      // As an operator would: stop the node once it has handed over everything it still held.
+      const leaver = await cluster.status(this.leaver).catch(() => undefined);
+      if (leaver !== undefined && leaver.retiring !== 0) return undefined;
       await cluster.wipe(this.leaver);
-      this.spare = this.leaver;
+      this.spares.push(this.leaver);
       this.leaver = undefined;
     }
     const partition = this.partition(true);
     const live = [...this.members].filter((id) => cluster.running(id));
+    const candidates = live.filter((id) => id !== 'n0');
+    const canLeave = this.members.size > this.o.membersMin && candidates.length > 0;
     try {
-      if (this.spare !== undefined) {
-        const node = this.spare;
-        await cluster.join(node, pick(random, live));
-        this.members.add(node);
-        this.spare = undefined;
-        return { detail: `join ${node} during ${partition.detail}`, end: partition.end };
+      if (canLeave && (this.lastChange !== 'leave' || this.spares.length === 0)) {
+        const node = pick(random, candidates);
+        await cluster.leave(node);
+        this.members.delete(node);
+        this.leaver = node;
+        this.lastChange = 'leave';
+        return { detail: `leave ${node} during ${partition.detail}`, end: partition.end };
       }
-      const candidates = live.filter((id) => id !== 'n0');
-      if (this.members.size <= this.o.membersMin || candidates.length === 0) {
+      const node = this.spares.shift();
+      if (node === undefined) {
         await partition.end();
         return undefined;
       }
-      const node = pick(random, candidates);
-      await cluster.leave(node);
-      this.members.delete(node);
-      this.leaver = node;
-      return { detail: `leave ${node} during ${partition.detail}`, end: partition.end };
+      await cluster.join(node, pick(random, live));
+      this.members.add(node);
+      this.lastChange = 'join';
+      return { detail: `join ${node} during ${partition.detail}`, end: partition.end };
     } catch (err) {
       await partition.end();
       throw err;

@@ -44,6 +44,7 @@ const optionsSchema = z
     convergeTimeoutS: wholeText(5, 3600).default(60),
     clockSkewMaxMs: wholeText(0, 3_600_000).default(60_000),
     keepData: z.boolean().default(false),
+    nodeLogLevel: z.enum(['debug', 'info', 'warn', 'error']).default('warn'),
   })
   .strict();
 
@@ -84,6 +85,7 @@ export const USAGE = `pnpm chaos [options]
   --converge-timeout-s S bound on settling and converging after the heal (default 60)
   --clock-skew-max-ms MS largest clock offset of the clock fault (default 60000)
   --keep-data            keep the nodes' data dirs even when the run passes
+  --node-log-level L     debug, info, warn or error: what nodes/*.log keep (default warn)
 `;
 
 export function parseChaosArgs(argv: readonly string[]): ChaosOptionsInput | 'help' {
@@ -103,6 +105,7 @@ export function parseChaosArgs(argv: readonly string[]): ChaosOptionsInput | 'he
       'converge-timeout-s': { type: 'string' },
       'clock-skew-max-ms': { type: 'string' },
       'keep-data': { type: 'boolean' },
+      'node-log-level': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -120,6 +123,7 @@ export function parseChaosArgs(argv: readonly string[]): ChaosOptionsInput | 'he
     convergeTimeoutS: values['converge-timeout-s'],
     clockSkewMaxMs: values['clock-skew-max-ms'],
     keepData: values['keep-data'],
+    nodeLogLevel: values['node-log-level'],
   };
   return Object.fromEntries(Object.entries(input).filter(([, v]) => v !== undefined)) as ChaosOptionsInput;
 }
