@@ -2,7 +2,7 @@
  * The short chaos run of the test suite: 60 s of every fault (partitions both ways and one way,
  * stalled, slow and lossy links, kill -9, clock jumps, a leave during a partition) against five
  * real node processes, under the set, cart and LWW workloads. It must lose no acknowledged add,
- * bring back no removed item, and converge after healing. About 110 s of wall time; longer runs:
+ * bring back no removed item, and converge after healing. About 100 s of wall time; longer runs:
  * `pnpm chaos --duration-s 600` (docs/testing.md). Set CHAOS_SEED to replay another schedule.
  */
 import { describe, expect, it } from 'vitest';
