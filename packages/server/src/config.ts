@@ -152,6 +152,18 @@ export const configSchema = z
     foregroundLatencyTargetMs: z.number().int().min(1).max(60_000).default(50),
     /** Enables POST /v1/admin/faults (a test and demo tool: this node drops its traffic to listed peers). Never in production. */
     faultInjection: z.boolean().default(false),
+    /** Fault injection only: this node's clock runs this many ms ahead (negative: behind). */
+    clockOffsetMs: z
+      .number()
+      .int()
+      .min(-24 * 3600 * 1000)
+      .max(24 * 3600 * 1000)
+      .default(0),
+    /** Dial these peers at another address than the one they advertise (NAT, proxies): nodeId to HOST:PORT. */
+    peerDialOverrides: z
+      .record(nodeIdSchema, hostPort)
+      .refine((o) => Object.keys(o).length <= 1024, 'at most 1024 peerDialOverrides')
+      .default({}),
     logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
     ...securitySchema,
   })
@@ -159,6 +171,10 @@ export const configSchema = z
   .refine((c) => c.r <= c.n && c.w <= c.n, { message: 'r and w must be at most n' })
   .refine((c) => c.httpHeadersTimeoutMs <= c.httpRequestTimeoutMs, {
     message: 'httpHeadersTimeoutMs must be at most httpRequestTimeoutMs',
+  })
+  .refine((c) => c.clockOffsetMs === 0 || c.faultInjection, {
+    message:
+      'clockOffsetMs is a fault-injection tool: set faultInjection: true to use it (never in production)',
   })
   .refine((c) => c.hintTtlMs < c.tombstoneGraceMs, {
     message: 'hintTtlMs must be below tombstoneGraceMs, or a late hint could bring a collected delete back',

@@ -54,6 +54,22 @@ describe('a partitioned cluster', () => {
     );
   });
 
+  it('answers 503 to a write that cannot reach W nodes while its own copy is still being written, and stays up', async () => {
+    // Every peer refuses at once, so the quorum fails before the local LevelDB write has ended.
+    expect(
+      (await http(url(0), 'POST', '/v1/admin/faults', { json: { blockPeers: ['n1', 'n2'] } })).status,
+    ).toBe(200);
+    try {
+      for (let i = 0; i < 5; i++) {
+        const put = await http(url(0), 'PUT', kvPath(`cut-off-${i}`), { json: { value: i } });
+        expect(put.status, JSON.stringify(put.body)).toBe(503);
+      }
+      expect((await http(url(0), 'GET', '/health')).status).toBe(200);
+    } finally {
+      await http(url(0), 'DELETE', '/v1/admin/faults');
+    }
+  });
+
   it('refuses fault injection on a node not started with --fault-injection', async () => {
     const plain = await startCluster(1, ['--n', '1', '--r', '1', '--w', '1', '--storage', 'memory']);
     try {

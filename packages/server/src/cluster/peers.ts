@@ -34,6 +34,8 @@ export class PeerDirectory {
     private readonly retryMs: number,
     private readonly now: () => number,
     private readonly log: Logger,
+    /** Addresses to dial instead of the advertised ones, by node id (NAT, proxies; `peerDialOverrides`). */
+    private readonly dialOverrides: Readonly<Record<NodeId, string>> = {},
   ) {}
 
   /** Opens clients for new members, re-opens moved ones, closes removed ones. */
@@ -41,7 +43,7 @@ export class PeerDirectory {
     const wanted = new Map(
       state.members
         .filter((m) => m.nodeId !== this.self && m.status !== 'removed')
-        .map((m) => [m.nodeId, m.peer]),
+        .map((m) => [m.nodeId, this.dialOverrides[m.nodeId] ?? m.peer]),
     );
     for (const [id, entry] of this.entries) {
       if (wanted.get(id) !== entry.client.address) {

@@ -157,15 +157,11 @@ export class Coordinator {
     const local = this.deps.store.update(key, (s) => this.stamp(s, value, context, counterMin), {
       beforeWrite: (next, encoded) => {
         fanned = this.fanOut(key, next, encoded, w, deadline, local);
+        // It may fail (no quorum) before the local write ends and is awaited: never an unhandled rejection.
+        fanned.catch(() => {});
       },
     });
-    let stored: KeyState;
-    try {
-      stored = await local;
-    } catch (err) {
-      fanned?.catch(() => {});
-      throw err;
-    }
+    const stored = await local;
     await (fanned ?? this.fanOut(key, stored, encodeState(stored), w, deadline, local));
     const written = value === undefined ? undefined : latestDot(stored, this.deps.self);
     return encodeContext(key, { ...contextAfterWrite(context, written), coordinator: this.deps.self });

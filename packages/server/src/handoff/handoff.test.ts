@@ -1,6 +1,7 @@
 import {
   applyWrite,
   type ClusterState,
+  claim,
   createRing,
   EMPTY_CONTEXT,
   EMPTY_STATE,
@@ -95,5 +96,72 @@ describe('Handoff', () => {
     expect(await old.handoff.runOnce()).toMatchObject({ expired: 1, delivered: 0 });
     expect(old.received).toEqual([]);
     expect(old.hints.totals().count).toBe(0);
+  });
+});
+
+describe('Handoff after a ring change', () => {
+  it("sends a hint whose target left the ring to the key's current replicas, this node included", async () => {
+    const now = 1_000;
+    const engine = new MemoryEngine();
+    await engine.open();
+    const hints = new HintStore(engine, {
+      hintsMax: 100,
+      hintBytesMax: 1 << 20,
+      sync: false,
+      now: () => now,
+    });
+    const received: string[] = [];
+    const clientOf = (node: string) =>
+      ({
+        address: `${node}:1`,
+        replicate: async (key: string) => {
+          received.push(`${node}/${key}`);
+        },
+        close: () => {},
+      }) as unknown as PeerClient;
+    // Ring of a and b (N=2): c left it, so the peers no longer know c.
+    const ring = claim(createRing(8, 'a'), 'b', 2);
+    const peers = new PeerDirectory(
+      'a',
+      (address) => clientOf(address.split(':')[0]!),
+      1_000,
+      () => now,
+      silentLogger(),
+    );
+    peers.sync({
+      clusterId: 'c',
+      ring,
+      members: ['a', 'b', 'c'].map((nodeId) => ({
+        nodeId,
+        http: `${nodeId}:0`,
+        peer: `${nodeId}:1`,
+        status: nodeId === 'c' ? ('removed' as const) : ('member' as const),
+        incarnation: 1,
+      })),
+    });
+    const merged: string[] = [];
+    const handoff = new Handoff({
+      hints,
+      peers,
+      gate: { tryAcquire: () => true },
+      batchMax: 10,
+      intervalMs: 1_000,
+      timeoutMs: 100,
+      hintTtlMs: 60_000,
+      now: () => now,
+      log: silentLogger(),
+      placement: {
+        self: 'a',
+        n: 2,
+        ring: () => ring,
+        nextRing: () => undefined,
+        mergeLocal: async (key) => merged.push(key),
+      },
+    });
+    await hints.add('c', 'k1', state('1'));
+    expect(await handoff.runOnce()).toMatchObject({ delivered: 1, failed: 0 });
+    expect(received).toEqual(['b/k1']);
+    expect(merged).toEqual(['k1']);
+    expect(hints.totals().count).toBe(0);
   });
 });

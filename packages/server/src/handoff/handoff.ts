@@ -4,11 +4,12 @@
  * goes through the background admission gate, and stops at a target's first failure (it is down
  * again; the next round retries).
  */
-import { encodeState, type NodeId, TesseraError } from '@tessera/core';
+import { encodeState, type KeyState, type NodeId, TesseraError } from '@tessera/core';
 import type { BackgroundGate } from '../background/admission.js';
 import type { PeerDirectory } from '../cluster/peers.js';
 import type { Logger } from '../logger.js';
 import type { HintStore } from '../storage/hint-store.js';
+import { type HintPlacement, hintDestinations } from './destinations.js';
 
 export interface HandoffOptions {
   readonly hints: HintStore;
@@ -25,6 +26,14 @@ export interface HandoffOptions {
   readonly hintTtlMs: number;
   readonly now: () => number;
   readonly log: Logger;
+  /**
+   * The ring, to send a hint whose target no longer replicates its key (it left) to the key's
+   * replicas instead, and to the replicas a pending change adds (destinations.ts). Without it a hint
+   * goes to its target only.
+   */
+  readonly placement?: HintPlacement & {
+    readonly mergeLocal: (key: string, state: KeyState) => Promise<unknown>;
+  };
 }
 
 export interface HandoffStats {
@@ -90,9 +99,7 @@ export class Handoff {
     target: NodeId,
     result: { expired: number; delivered: number; failed: number; deferred: number },
   ): Promise<void> {
-    const { hints, peers, gate, batchMax, timeoutMs, log } = this.options;
-    const client = peers.client(target);
-    if (client === undefined) return; // not a member (yet): keep the hints.
+    const { hints, gate, batchMax, log } = this.options;
     const batch = await hints.take(target, batchMax);
     for (const hint of batch) {
       if (this.options.now() - hint.createdMs > this.options.hintTtlMs) {
@@ -100,22 +107,48 @@ export class Handoff {
         log.warn({ target, key: hint.key }, 'hint expired undelivered; anti-entropy will repair the replica');
         continue;
       }
+      const destinations = hintDestinations(target, hint.key, this.options.placement);
+      // A target that is not a member (yet) keeps its hints; one that left has them redirected.
+      if (destinations.every((node) => this.options.peers.client(node) === undefined && !this.isSelf(node)))
+        return;
       if (!gate.tryAcquire(1, 'handoff')) {
         result.deferred += batch.length - batch.indexOf(hint);
         return;
       }
-      try {
-        await client.replicate(hint.key, encodeState(hint.state), timeoutMs);
-        peers.markAlive(target);
-        if (await hints.remove(target, hint)) result.delivered++;
-      } catch (err) {
+      if (!(await this.send(destinations, hint.key, hint.state))) {
         result.failed++;
-        if (TesseraError.is(err) && (err.code === 'PEER_UNAVAILABLE' || err.code === 'TIMEOUT'))
-          peers.markFailed(target, err);
-        else log.warn({ target, key: hint.key, err }, 'hint delivery refused');
         return;
       }
+      if (await hints.remove(target, hint)) result.delivered++;
     }
     if (batch.length > 0) log.info({ target, delivered: result.delivered }, 'hints handed off');
+  }
+
+  /** Sends to every destination; true once all of them took it (a failure leaves the hint for the next round). */
+  private async send(destinations: readonly NodeId[], key: string, state: KeyState): Promise<boolean> {
+    const { peers, timeoutMs, log, placement } = this.options;
+    const encoded = encodeState(state);
+    for (const node of destinations) {
+      try {
+        if (this.isSelf(node)) {
+          await placement!.mergeLocal(key, state);
+          continue;
+        }
+        const client = peers.client(node);
+        if (client === undefined) return false;
+        await client.replicate(key, encoded, timeoutMs);
+        peers.markAlive(node);
+      } catch (err) {
+        if (TesseraError.is(err) && (err.code === 'PEER_UNAVAILABLE' || err.code === 'TIMEOUT'))
+          peers.markFailed(node, err);
+        else log.warn({ node, key, err }, 'hint delivery refused');
+        return false;
+      }
+    }
+    return true;
+  }
+
+  private isSelf(node: NodeId): boolean {
+    return this.options.placement !== undefined && node === this.options.placement.self;
   }
 }

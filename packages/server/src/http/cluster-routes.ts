@@ -70,6 +70,7 @@ export function status(node: TesseraNode) {
     },
     pending: node.membership.pending() ?? null,
     transfers: node.membership.transfers(),
+    retiring: node.membership.retirer.retiring ?? null,
     history: state.history ?? [],
     storage: node.engineKind,
     durability: node.config.durability,

@@ -1,5 +1,5 @@
 /** Builds the membership-change machinery of a node (transfer/*) from its parts. */
-import type { Member } from '@tessera/core';
+import { type Member, TesseraError } from '@tessera/core';
 import type { AdmissionController } from '../background/admission.js';
 import type { ClusterView } from '../cluster/cluster-view.js';
 import type { Gossip } from '../cluster/gossip.js';
@@ -26,6 +26,8 @@ export interface MembershipParts {
   readonly log: Logger;
   /** TLS and identity for transfer pulls and joins (transport/credentials.ts). */
   readonly security?: PeerClientSecurity;
+  /** The node's clock (offset under fault injection). */
+  readonly now: () => number;
 }
 
 export function startMembership(p: MembershipParts): MembershipService {
@@ -45,7 +47,7 @@ export function startMembership(p: MembershipParts): MembershipService {
     pageCost: Math.min(config.transferPageKeys, config.backgroundRateMinPerSec),
     timeoutMs: config.transferTimeoutMs,
     startDelayMs: config.transferStartDelayMs,
-    now: Date.now,
+    now: p.now,
     log,
     changed,
     ...(p.security === undefined ? {} : { security: p.security }),
@@ -59,7 +61,13 @@ export function startMembership(p: MembershipParts): MembershipService {
     isDown,
     intervalMs: config.transferIntervalMs,
     retireDelayMs: config.retireDelayMs,
-    now: Date.now,
+    handOver: async (node, key, state) => {
+      const client = p.peers.client(node);
+      if (client === undefined)
+        throw new TesseraError('PEER_UNAVAILABLE', `Node ${node} is not a known member.`, { peer: node });
+      await client.replicate(key, state, config.peerTimeoutMs);
+    },
+    now: p.now,
     log,
     changed,
     joinThrough: (seed) => joinThroughSeeds(p.self, [seed], log, p.security),

@@ -29,6 +29,7 @@ import { PartitionSource } from '../transfer/source.js';
 import { loadPeerSecurity, type PeerSecurity } from '../transport/credentials.js';
 import { createPeerClient } from '../transport/grpc-client.js';
 import { startPeerServer } from '../transport/grpc-server.js';
+import { nodeClock } from './clock.js';
 import { DotCounter } from './dot-counter.js';
 import { joinThroughSeeds } from './join.js';
 import { startMembership } from './membership-wiring.js';
@@ -102,6 +103,7 @@ export class TesseraNode {
     closers: Array<() => Promise<void>>,
   ): Promise<TesseraNode> {
     enforceExposure(config, log);
+    const now = nodeClock(config);
     const engine = await openEngine(config);
     closers.push(() => engine.close());
     const view = new ClusterView(engine);
@@ -141,8 +143,9 @@ export class TesseraNode {
           security: security.client,
         }),
       config.peerRetryMs,
-      Date.now,
+      now,
       log.child({ component: 'peers' }),
+      config.peerDialOverrides,
     );
     peers.sync(state);
     view.onChange((s) => peers.sync(s));
@@ -153,7 +156,7 @@ export class TesseraNode {
       sync: config.durability === 'fsync',
       syncUpdates: config.durability === 'fsync-one',
       siblingsMax: config.siblingsMax,
-      now: Date.now,
+      now,
     });
     await store.open();
     const merkle = new MerkleResponder({
@@ -166,10 +169,10 @@ export class TesseraNode {
       hintsMax: config.hintsMax,
       hintBytesMax: config.hintBytesMax,
       sync: config.durability === 'fsync',
-      now: Date.now,
+      now,
     });
     await hints.open();
-    const counters = await DotCounter.load(engine, Date.now());
+    const counters = await DotCounter.load(engine, now());
     const coordinator = new Coordinator({
       counters,
       hints,
@@ -179,7 +182,7 @@ export class TesseraNode {
       nextRing: () => view.state?.pending?.next,
       store,
       peers,
-      now: Date.now,
+      now,
       log: log.child({ component: 'coordinator' }),
     });
     handler.ready({ store, coordinator, hints, merkle });
@@ -189,7 +192,7 @@ export class TesseraNode {
       rateMinPerSec: config.backgroundRateMinPerSec,
       latencyTargetMs: config.foregroundLatencyTargetMs,
       windowMs: 1_000,
-      now: Date.now,
+      now,
     });
     const handoff = new Handoff({
       hints,
@@ -199,8 +202,15 @@ export class TesseraNode {
       intervalMs: config.handoffIntervalMs,
       timeoutMs: config.peerTimeoutMs,
       hintTtlMs: config.hintTtlMs,
-      now: Date.now,
+      now,
       log: log.child({ component: 'handoff' }),
+      placement: {
+        self: config.nodeId,
+        n: config.n,
+        ring: () => view.state?.ring,
+        nextRing: () => view.state?.pending?.next,
+        mergeLocal: (key, state) => store.merge(key, state),
+      },
     });
     handoff.start();
     closers.push(async () => handoff.stop());
@@ -218,7 +228,7 @@ export class TesseraNode {
         keysPerExchangeMax: config.antiEntropyKeysPerExchangeMax,
         bytesPerExchangeMax: config.antiEntropyBytesPerExchangeMax,
       },
-      now: Date.now,
+      now,
       random: Math.random,
       log: log.child({ component: 'anti-entropy' }),
     });
@@ -255,6 +265,7 @@ export class TesseraNode {
       self,
       log,
       security: security.client,
+      now,
     });
     closers.push(async () => membership.stop());
 

@@ -225,12 +225,21 @@ export class ReplicaStore {
     }
   }
 
-  private drop(key: string): Promise<boolean> {
+  /**
+   * Removes `key` only if its state is still `handed` (the one this node handed over to the key's
+   * replicas): a version that arrived since stays until it is handed over too. Answers whether it went.
+   */
+  dropIfUnchanged(key: string, handed: KeyState): Promise<boolean> {
+    return this.drop(key, handed);
+  }
+
+  private drop(key: string, expected?: KeyState): Promise<boolean> {
     const at = this.locate(key);
     return this.locked(at, async () => {
       const bytes = await this.engine.get('data', at.dataKey);
       if (bytes === undefined) return false;
       const stored = decodeStored(key, bytes);
+      if (expected !== undefined && !sameState(stored, expected)) return false;
       await this.write([
         { type: 'del', ns: 'data', key: at.dataKey },
         { type: 'del', ns: 'meta', key: tombstoneKey(at.partition, key) },

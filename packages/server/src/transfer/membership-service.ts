@@ -29,8 +29,10 @@ export interface MembershipDeps {
   readonly receiver: TransferReceiver;
   readonly isDown: (node: NodeId) => boolean;
   readonly intervalMs: number;
-  /** How long a committed ring must hold before partitions this node left are dropped. */
+  /** How long a committed ring must hold before partitions this node left are handed over and dropped. */
   readonly retireDelayMs: number;
+  /** Merges an encoded state into a peer's copy of a key (Replicate): how retired keys are handed over. */
+  readonly handOver: (node: NodeId, key: string, state: Uint8Array) => Promise<void>;
   readonly now: () => number;
   readonly log: Logger;
   readonly changed: () => void;

@@ -1,0 +1,75 @@
+/** What the checker reports. Every list names the ops or keys at fault, so a report can be acted on. */
+import type { LwwValue } from '../history.js';
+
+export interface OpRef<V> {
+  readonly key: string;
+  readonly value: V;
+  readonly process: string;
+  readonly invokeMs: number;
+  readonly completeMs: number;
+}
+
+export interface SetReport {
+  readonly keys: number;
+  readonly acknowledged: number;
+  /** Acknowledged adds missing from the final set: must be empty. */
+  readonly lost: OpRef<number>[];
+  /** Adds whose outcome the client does not know (failed or timed out after maybe being applied). */
+  readonly indeterminate: number;
+  /** Of those, how many made it into the final set (allowed either way). */
+  readonly indeterminatePresent: number;
+  /** Elements in a final set that no client ever tried to add: must be empty. */
+  readonly phantom: { key: string; value: number }[];
+}
+
+export interface CartReport {
+  readonly keys: number;
+  readonly addsAcknowledged: number;
+  readonly removesAcknowledged: number;
+  /** Acknowledged adds gone from the final cart though no remove can have seen them: must be empty. */
+  readonly lost: OpRef<string>[];
+  /** Items an acknowledged remove saw and removed that are back in the final cart: must be empty. */
+  readonly resurrected: OpRef<string>[];
+  readonly phantom: { key: string; value: string }[];
+}
+
+export interface LwwReport {
+  readonly keys: number;
+  readonly writesAcknowledged: number;
+  /**
+   * Acknowledged writes no op replaced (no op that may have been applied read them) yet missing
+   * from the final siblings: the store dropped a version it could not prove superseded. Must be empty.
+   */
+  readonly lost: OpRef<LwwValue>[];
+  /** Versions an acknowledged write or delete read and replaced, back among the final siblings: must be empty. */
+  readonly resurrected: { key: string; id: string }[];
+  /** Final siblings no client wrote: must be empty. */
+  readonly phantom: { key: string; id: string }[];
+  /** Acknowledged writes that are not the final value: allowed (the documented semantics of LWW). */
+  readonly overwritten: number;
+  /**
+   * Acknowledged writes with a later timestamp than the final value that a causally later write
+   * replaced (a writer with a slow clock read them and wrote over them): allowed, informational.
+   */
+  readonly olderTimestampWon: number;
+}
+
+export interface ConvergenceReport {
+  readonly keys: number;
+  /** Keys whose replicas did not agree within the bound after healing: must be empty. */
+  readonly notConverged: string[];
+  /** Whether the ring settled after the heal (every member saw the same ring, no change pending): must be true. */
+  readonly ringSettled: boolean;
+  /** The slowest key to converge after the heal, ms. */
+  readonly slowestMs: number;
+}
+
+export interface CheckReport {
+  /** True when nothing that must be empty is non-empty. */
+  readonly valid: boolean;
+  readonly ops: { readonly total: number; readonly ok: number; readonly fail: number; readonly info: number };
+  readonly set: SetReport;
+  readonly cart: CartReport;
+  readonly lww: LwwReport;
+  readonly convergence: ConvergenceReport;
+}

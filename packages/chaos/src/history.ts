@@ -1,0 +1,159 @@
+/**
+ * The history of a run, Jepsen-style: every operation is an `invoke` followed by exactly one
+ * completion (`ok`: acknowledged; `fail`: surely not applied; `info`: unknown, it may have been
+ * applied), plus fault intervals and the final state each replica holds. Written as JSONL, one
+ * event a line, and read back by the checker and the timeline.
+ */
+import { createWriteStream, type WriteStream } from 'node:fs';
+
+export type Workload = 'set' | 'cart' | 'lww';
+export type Completion = 'ok' | 'fail' | 'info';
+
+/** An LWW register value: who wrote it and the writer's clock (ms, possibly skewed). */
+export interface LwwValue {
+  readonly id: string;
+  readonly ts: number;
+}
+
+/** What the read of a cart remove saw: the item in the last attempt, in any attempt. */
+export interface RemoveSeen {
+  readonly last: boolean;
+  readonly any: boolean;
+}
+
+interface OpBase {
+  readonly kind: 'op';
+  readonly type: 'invoke' | Completion;
+  /** ms since the start of the run. */
+  readonly atMs: number;
+  /** The worker that ran it; a worker runs one op at a time. */
+  readonly process: string;
+  readonly key: string;
+  readonly error?: string;
+}
+
+export type OpEvent =
+  | (OpBase & { readonly workload: 'set'; readonly f: 'add'; readonly value: number })
+  | (OpBase & { readonly workload: 'cart'; readonly f: 'add'; readonly value: string })
+  | (OpBase & {
+      readonly workload: 'cart';
+      readonly f: 'remove';
+      readonly value: string;
+      readonly seen?: RemoveSeen;
+    })
+  | (OpBase & {
+      readonly workload: 'lww';
+      readonly f: 'write' | 'delete';
+      readonly value: LwwValue;
+      /** Ids of the siblings the op's read returned (the versions its write replaces). */
+      readonly observed?: readonly string[];
+    });
+
+export interface FaultEvent {
+  readonly kind: 'fault';
+  readonly type: 'start' | 'end';
+  readonly atMs: number;
+  /** Pairs a start with its end. */
+  readonly id: number;
+  readonly fault: string;
+  readonly detail: string;
+}
+
+export interface FinalEvent {
+  readonly kind: 'final';
+  readonly atMs: number;
+  readonly workload: Workload;
+  readonly key: string;
+  /** Each replica's local sibling values (null: the replica did not answer). */
+  readonly replicas: Readonly<Record<string, readonly unknown[] | null>>;
+  readonly converged: boolean;
+  /** ms from the heal until the replicas agreed. */
+  readonly convergedAfterMs?: number;
+}
+
+export interface PhaseEvent {
+  readonly kind: 'phase';
+  readonly atMs: number;
+  readonly phase: 'chaos' | 'heal' | 'settled' | 'unsettled' | 'final-read' | 'done';
+}
+
+export type HistoryEvent = OpEvent | FaultEvent | FinalEvent | PhaseEvent;
+
+/** One op from invoke to completion, as the checker sees it. */
+export type CompletedOp = OpEvent extends infer E
+  ? E extends OpEvent
+    ? Omit<E, 'type' | 'atMs'> & {
+        readonly status: Completion;
+        readonly invokeMs: number;
+        readonly completeMs: number;
+      }
+    : never
+  : never;
+
+/** Events in memory and, when given a path, appended to a JSONL file as they come. */
+export class History {
+  readonly events: HistoryEvent[] = [];
+  private readonly out: WriteStream | undefined;
+  private readonly startMs = Date.now();
+
+  constructor(path?: string) {
+    this.out = path === undefined ? undefined : createWriteStream(path, { flags: 'w' });
+  }
+
+  /** ms since the history began. */
+  now(): number {
+    return Date.now() - this.startMs;
+  }
+
+  add(event: HistoryEvent): void {
+    this.events.push(event);
+    this.out?.write(`${JSON.stringify(event)}\n`);
+  }
+
+  async close(): Promise<void> {
+    const out = this.out;
+    if (out === undefined || out.writableEnded) return;
+    await new Promise<void>((resolve) => out.end(() => resolve()));
+  }
+}
+
+/**
+ * Pairs each invoke with its process's next completion. An op still open at the end of the
+ * history is `info`: it may or may not have been applied.
+ */
+export function completedOps(events: readonly HistoryEvent[]): CompletedOp[] {
+  const open = new Map<string, OpEvent>();
+  const done: CompletedOp[] = [];
+  const close = (invoke: OpEvent, completion: OpEvent | undefined, endMs: number): void => {
+    const { type: _type, atMs: _atMs, ...rest } = completion ?? invoke;
+    done.push({
+      ...rest,
+      status: completion === undefined ? 'info' : (completion.type as Completion),
+      invokeMs: invoke.atMs,
+      completeMs: completion?.atMs ?? endMs,
+    } as CompletedOp);
+  };
+  let lastMs = 0;
+  for (const event of events) {
+    lastMs = Math.max(lastMs, event.atMs);
+    if (event.kind !== 'op') continue;
+    const invoke = open.get(event.process);
+    if (event.type === 'invoke') {
+      if (invoke !== undefined) close(invoke, undefined, event.atMs);
+      open.set(event.process, event);
+    } else if (invoke !== undefined) {
+      open.delete(event.process);
+      close(invoke, event, event.atMs);
+    }
+  }
+  for (const invoke of open.values()) close(invoke, undefined, lastMs);
+  return done;
+}
+
+/** Parses a JSONL history (as written by `History`). */
+export function parseHistory(text: string): HistoryEvent[] {
+  return text
+    .split('\n')
+    .filter((line) => line.trim() !== '')
+    .map((line) => JSON.parse(line) as HistoryEvent);
+}

@@ -1,0 +1,131 @@
+/** The options of a chaos run: `pnpm chaos --duration-s 600 --seed 7 --faults kill,partition`. */
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { z } from 'zod';
+import type { Workload } from './history.js';
+import { FAULT_KINDS, type FaultKind } from './nemesis.js';
+
+export const WORKLOADS: readonly Workload[] = ['set', 'cart', 'lww'];
+
+/** The compiled `tessera` CLI the nodes run. */
+export const SERVER_CLI = fileURLToPath(new URL('../../server/dist/cli/main.js', import.meta.url));
+
+const list = <T extends string>(all: readonly T[], what: string) =>
+  z
+    .string()
+    .transform((s) =>
+      s
+        .split(',')
+        .map((x) => x.trim())
+        .filter((x) => x !== ''),
+    )
+    .pipe(
+      z.array(
+        z.string().refine((x): x is T => (all as readonly string[]).includes(x), {
+          message: `unknown ${what}; use some of ${all.join(',')}`,
+        }),
+      ),
+    )
+    .transform((xs) => [...new Set(xs)] as T[]);
+
+const wholeText = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
+
+const optionsSchema = z
+  .object({
+    durationS: wholeText(5, 24 * 3600).default(60),
+    seed: wholeText(0, 2 ** 32 - 1).default(() => Math.floor(Math.random() * 2 ** 32)),
+    nodes: wholeText(4, 9).default(4),
+    workloads: list(WORKLOADS, 'workload').default([...WORKLOADS]),
+    faults: list(FAULT_KINDS, 'fault').default([...FAULT_KINDS]),
+    outDir: z.string().min(1).default('chaos-results'),
+    workersPerWorkload: wholeText(1, 32).default(3),
+    thinkMs: wholeText(0, 10_000).default(30),
+    keysPerEpoch: wholeText(1, 100).default(3),
+    convergeTimeoutS: wholeText(5, 3600).default(60),
+    clockSkewMaxMs: wholeText(0, 3_600_000).default(60_000),
+    keepData: z.boolean().default(false),
+    nodeLogLevel: z.enum(['debug', 'info', 'warn', 'error']).default('warn'),
+  })
+  .strict();
+
+export type ChaosOptions = z.output<typeof optionsSchema> & {
+  readonly cliPath: string;
+  readonly onProgress?: (line: string) => void;
+};
+
+export type ChaosOptionsInput = z.input<typeof optionsSchema>;
+
+/** Validates options given in code (the test) or parsed from flags. */
+export function chaosOptions(
+  input: ChaosOptionsInput,
+  extra: { cliPath?: string; onProgress?: (line: string) => void } = {},
+): ChaosOptions {
+  const parsed = optionsSchema.safeParse(input);
+  if (!parsed.success) {
+    const issues = parsed.error.issues.map((i) => `${i.path.join('.') || 'options'}: ${i.message}`);
+    throw new Error(`Invalid chaos options: ${issues.join('; ')}. See docs/testing.md.`);
+  }
+  return {
+    ...parsed.data,
+    cliPath: extra.cliPath ?? SERVER_CLI,
+    ...(extra.onProgress === undefined ? {} : { onProgress: extra.onProgress }),
+  };
+}
+
+export const USAGE = `pnpm chaos [options]
+  --duration-s S         seconds of faults and load (default 60)
+  --seed N               seed of the fault schedule and the ops (default random; printed)
+  --nodes N              members of the initial ring, 4..9 (default 4; one spare more joins and leaves)
+  --workloads LIST       some of set,cart,lww (default all)
+  --faults LIST          some of ${FAULT_KINDS.join(',')} (default all)
+  --out DIR              where runs are written (default chaos-results)
+  --workers N            workers per workload (default 3)
+  --think-ms MS          mean pause between a worker's ops (default 30)
+  --keys N               keys per workload per 30 s epoch (default 3)
+  --converge-timeout-s S bound on settling and converging after the heal (default 60)
+  --clock-skew-max-ms MS largest clock offset of the clock fault (default 60000)
+  --keep-data            keep the nodes' data dirs even when the run passes
+  --node-log-level L     debug, info, warn or error: what nodes/*.log keep (default warn)
+`;
+
+export function parseChaosArgs(argv: readonly string[]): ChaosOptionsInput | 'help' {
+  const { values } = parseArgs({
+    args: [...argv],
+    strict: true,
+    options: {
+      'duration-s': { type: 'string' },
+      seed: { type: 'string' },
+      nodes: { type: 'string' },
+      workloads: { type: 'string' },
+      faults: { type: 'string' },
+      out: { type: 'string' },
+      workers: { type: 'string' },
+      'think-ms': { type: 'string' },
+      keys: { type: 'string' },
+      'converge-timeout-s': { type: 'string' },
+      'clock-skew-max-ms': { type: 'string' },
+      'keep-data': { type: 'boolean' },
+      'node-log-level': { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    },
+  });
+  if (values.help) return 'help';
+  const input: Record<string, unknown> = {
+    durationS: values['duration-s'],
+    seed: values.seed,
+    nodes: values.nodes,
+    workloads: values.workloads,
+    faults: values.faults,
+    outDir: values.out,
+    workersPerWorkload: values.workers,
+    thinkMs: values['think-ms'],
+    keysPerEpoch: values.keys,
+    convergeTimeoutS: values['converge-timeout-s'],
+    clockSkewMaxMs: values['clock-skew-max-ms'],
+    keepData: values['keep-data'],
+    nodeLogLevel: values['node-log-level'],
+  };
+  return Object.fromEntries(Object.entries(input).filter(([, v]) => v !== undefined)) as ChaosOptionsInput;
+}
+
+export type { FaultKind };

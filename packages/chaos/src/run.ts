@@ -1,0 +1,214 @@
+/**
+ * One chaos run: start the cluster behind the proxies, run the workloads while the nemesis breaks
+ * things, heal, wait for the ring to settle, read every key from every replica until they agree,
+ * then check the history and write the summary and the timeline.
+ */
+import { mkdir, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { check } from './checker/index.js';
+import type { CheckReport } from './checker/types.js';
+import { ChaosCluster } from './cluster.js';
+import { finalReads, waitForSettledRing } from './final.js';
+import { History, type Workload } from './history.js';
+import { type FaultKind, Nemesis } from './nemesis.js';
+import type { ChaosOptions } from './options.js';
+import { createRng } from './rng.js';
+import { formatSummary } from './summary.js';
+import { renderTimeline } from './timeline.js';
+import { cartStep } from './workloads/cart.js';
+import { lwwStep } from './workloads/lww.js';
+import { setAdd } from './workloads/set.js';
+import { createClient, runWorker, type Step, type WorkerContext } from './workloads/worker.js';
+
+const SETTLE_AT_START_MS = 60_000;
+/** How long the run waits for ops in flight at the end before aborting them. */
+const DRAIN_MS = 15_000;
+const PROGRESS_MS = 1_000;
+
+export interface ChaosResult {
+  readonly report: CheckReport;
+  readonly summary: string;
+  readonly runDir: string;
+  /** How many windows of each fault kind ran. */
+  readonly faults: Readonly<Record<string, number>>;
+}
+
+export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
+  const runDir = join(
+    options.outDir,
+    `${new Date().toISOString().replace(/[:.]/g, '-')}-seed${options.seed}`,
+  );
+  const nodesDir = join(runDir, 'nodes');
+  await mkdir(nodesDir, { recursive: true });
+  const history = new History(join(runDir, 'history.jsonl'));
+  const random = createRng(options.seed);
+  const spares = options.faults.includes('membership') ? 1 : 0;
+  const cluster = await ChaosCluster.create({
+    members: options.nodes,
+    spares,
+    dir: nodesDir,
+    cliPath: options.cliPath,
+    random: createRng(options.seed ^ 0x5bd1e995),
+    logLevel: options.nodeLogLevel,
+  });
+  try {
+    await cluster.startAll();
+    if (!(await waitForSettledRing(cluster, cluster.initialMembers, SETTLE_AT_START_MS)))
+      throw new Error(`the initial cluster did not settle; see the node logs in ${nodesDir}`);
+    const nemesis = new Nemesis({
+      cluster,
+      history,
+      random,
+      faults: options.faults,
+      windowMs: [3_000, 6_000],
+      gapMs: [500, 2_000],
+      clockSkewMaxMs: options.clockSkewMaxMs,
+      // A leave may take the ring one below its initial size (N=3 needs no more than 3 members).
+      membersMin: options.nodes - 1,
+    });
+    const chaos = await runPhase(options, cluster, history, nemesis, random);
+    history.add({ kind: 'phase', atMs: history.now(), phase: 'heal' });
+    await nemesis.healAll();
+    const healedAtMs = history.now();
+    const members = nemesis.finalMembers();
+    const settled = await waitForSettledRing(cluster, members, options.convergeTimeoutS * 1000);
+    history.add({ kind: 'phase', atMs: history.now(), phase: settled ? 'settled' : 'unsettled' });
+    history.add({ kind: 'phase', atMs: history.now(), phase: 'final-read' });
+    await finalReads({
+      cluster,
+      history,
+      observer: members[0] ?? 'n0',
+      n: 3,
+      keys: chaos.keys,
+      healedAtMs,
+      timeoutMs: options.convergeTimeoutS * 1000,
+    });
+    history.add({ kind: 'phase', atMs: history.now(), phase: 'done' });
+    await history.close();
+    const report = check(history.events);
+    const faults = countFaults(history);
+    const summary = formatSummary(report, {
+      seed: options.seed,
+      durationS: options.durationS,
+      faults,
+      nemesisFailures: nemesis.failures,
+      runDir,
+    });
+    await writeFile(join(runDir, 'summary.json'), `${JSON.stringify(report, null, 2)}\n`);
+    await writeFile(join(runDir, 'summary.txt'), summary);
+    await writeFile(
+      join(runDir, 'timeline.html'),
+      renderTimeline(history.events, report, `Tessera chaos run, seed ${options.seed}`),
+    );
+    await cluster.stop();
+    if (report.valid && !options.keepData) await removeData(cluster, nodesDir);
+    return { report, summary, runDir, faults };
+  } finally {
+    await cluster.stop();
+    await history.close();
+  }
+}
+
+interface PhaseResult {
+  /** Every key an op touched, with its workload. */
+  readonly keys: Map<string, Workload>;
+}
+
+async function runPhase(
+  options: ChaosOptions,
+  cluster: ChaosCluster,
+  history: History,
+  nemesis: Nemesis,
+  random: () => number,
+): Promise<PhaseResult> {
+  const stop = new AbortController();
+  const hardStop = new AbortController();
+  const urls = cluster.initialMembers.map((id) => cluster.url(id));
+  let counter = 0;
+  const nextId = (): number => ++counter;
+  const workers: Promise<void>[] = [];
+  const clients: ReturnType<typeof createClient>[] = [];
+  for (const workload of options.workloads) {
+    for (let i = 0; i < options.workersPerWorkload; i++) {
+      const client = createClient(urls);
+      clients.push(client);
+      const skewMs = options.faults.includes('clock') ? workerSkewMs(i, options.clockSkewMaxMs) : 0;
+      const ctx: WorkerContext = {
+        process: `${workload}-${i}`,
+        client,
+        history,
+        random: createRng(Math.floor(random() * 2 ** 32)),
+        clockMs: () => Date.now() + skewMs,
+        nextId,
+        keysPerEpoch: options.keysPerEpoch,
+        signal: hardStop.signal,
+      };
+      workers.push(runWorker(ctx, stepFor(workload), options.thinkMs, stop.signal));
+    }
+  }
+  history.add({ kind: 'phase', atMs: history.now(), phase: 'chaos' });
+  const untilMs = history.now() + options.durationS * 1000;
+  const progress = setInterval(
+    () => options.onProgress?.(progressLine(history, untilMs, nemesis)),
+    PROGRESS_MS,
+  );
+  try {
+    await nemesis.run(untilMs, stop.signal);
+    const restMs = untilMs - history.now();
+    if (restMs > 0) await sleep(restMs);
+    stop.abort();
+    const drained = Promise.all(workers);
+    const timer = setTimeout(() => hardStop.abort(), DRAIN_MS);
+    await drained;
+    clearTimeout(timer);
+  } finally {
+    clearInterval(progress);
+    stop.abort();
+    hardStop.abort();
+    await Promise.all(clients.map((c) => c.close()));
+  }
+  const keys = new Map<string, Workload>();
+  for (const e of history.events) if (e.kind === 'op') keys.set(e.key, e.workload);
+  return { keys };
+}
+
+function stepFor(workload: Workload): Step {
+  if (workload === 'set') return setAdd;
+  if (workload === 'cart') return cartStep();
+  return lwwStep();
+}
+
+/** Workers 1 and 2 of each workload write with clocks ahead and behind (the clock fault). */
+function workerSkewMs(index: number, skewMaxMs: number): number {
+  return [0, skewMaxMs / 2, -skewMaxMs / 2][index % 3] ?? 0;
+}
+
+function progressLine(history: History, untilMs: number, nemesis: Nemesis): string {
+  let ok = 0;
+  let fail = 0;
+  let info = 0;
+  for (const e of history.events) {
+    if (e.kind !== 'op') continue;
+    if (e.type === 'ok') ok++;
+    else if (e.type === 'fail') fail++;
+    else if (e.type === 'info') info++;
+  }
+  const at = Math.min(history.now(), untilMs);
+  const active = nemesis.active();
+  return `${(at / 1000).toFixed(0).padStart(4)}s/${(untilMs / 1000).toFixed(0)}s  ops ok ${ok} fail ${fail} info ${info}  faults: ${active.length === 0 ? '-' : active.join('; ')}`;
+}
+
+function countFaults(history: History): Record<string, number> {
+  const counts: Record<string, number> = {};
+  for (const e of history.events)
+    if (e.kind === 'fault' && e.type === 'start') counts[e.fault] = (counts[e.fault] ?? 0) + 1;
+  return counts;
+}
+
+/** Keeps the node logs, drops the data dirs (they can be large). */
+async function removeData(cluster: ChaosCluster, nodesDir: string): Promise<void> {
+  await Promise.all(cluster.ids.map((id) => rm(join(nodesDir, id), { recursive: true, force: true })));
+}
+
+export type { FaultKind };

@@ -1,0 +1,70 @@
+/** The summary printed at the end of a run: the numbers that must be zero first, then the rest. */
+import type { CheckReport } from './checker/types.js';
+
+export interface RunFacts {
+  readonly seed: number;
+  readonly durationS: number;
+  readonly faults: Readonly<Record<string, number>>;
+  readonly nemesisFailures: readonly string[];
+  readonly runDir: string;
+}
+
+/** Lists are cut to this many entries in the text (summary.json has them all). */
+const SHOWN_MAX = 10;
+
+export function formatSummary(report: CheckReport, facts: RunFacts): string {
+  const { set, cart, lww, convergence, ops } = report;
+  const must = (label: string, value: number | boolean, good: boolean): string =>
+    `  ${good ? 'ok  ' : 'FAIL'}  ${label.padEnd(44)} ${String(value)}`;
+  const faults = Object.entries(facts.faults)
+    .map(([kind, count]) => `${kind} x${count}`)
+    .join(', ');
+  const lines = [
+    `chaos run: seed ${facts.seed}, ${facts.durationS}s of faults: ${faults || 'none'}`,
+    `ops: ${ops.total} (ok ${ops.ok}, fail ${ops.fail}, info ${ops.info})`,
+    '',
+    'must hold:',
+    must('set: acknowledged adds lost', set.lost.length, set.lost.length === 0),
+    must('set: elements nobody added', set.phantom.length, set.phantom.length === 0),
+    must('cart: acknowledged adds lost', cart.lost.length, cart.lost.length === 0),
+    must('cart: removed items that came back', cart.resurrected.length, cart.resurrected.length === 0),
+    must('cart: items nobody added', cart.phantom.length, cart.phantom.length === 0),
+    must('lww: acknowledged writes lost (not replaced)', lww.lost.length, lww.lost.length === 0),
+    must('lww: replaced versions that came back', lww.resurrected.length, lww.resurrected.length === 0),
+    must('lww: values nobody wrote', lww.phantom.length, lww.phantom.length === 0),
+    must('ring settled after healing', convergence.ringSettled, convergence.ringSettled),
+    must(
+      'keys whose replicas did not converge',
+      convergence.notConverged.length,
+      convergence.notConverged.length === 0,
+    ),
+    '',
+    'for information:',
+    `  set: ${set.acknowledged} acknowledged adds on ${set.keys} keys; ${set.indeterminate} unknown, ${set.indeterminatePresent} of them kept`,
+    `  cart: ${cart.addsAcknowledged} acknowledged adds, ${cart.removesAcknowledged} acknowledged removes on ${cart.keys} keys`,
+    `  lww: ${lww.writesAcknowledged} acknowledged writes on ${lww.keys} keys; ${lww.overwritten} overwritten (allowed), ${lww.olderTimestampWon} replaced by a causally later write with an older timestamp (allowed)`,
+    `  convergence: ${convergence.keys} keys, the slowest agreed ${(convergence.slowestMs / 1000).toFixed(1)}s after the heal`,
+  ];
+  if (facts.nemesisFailures.length > 0)
+    lines.push(`  faults that could not start: ${facts.nemesisFailures.slice(0, SHOWN_MAX).join('; ')}`);
+  const violations = [
+    ...set.lost.map((r) => `set lost ${r.key} ${r.value} (${r.process}, acked at ${r.completeMs} ms)`),
+    ...cart.lost.map((r) => `cart lost ${r.key} ${r.value} (${r.process}, acked at ${r.completeMs} ms)`),
+    ...cart.resurrected.map(
+      (r) => `cart resurrected ${r.key} ${r.value} (${r.process}, removed at ${r.completeMs} ms)`,
+    ),
+    ...lww.lost.map((r) => `lww lost ${r.key} ${r.value.id} (acked at ${r.completeMs} ms)`),
+    ...lww.resurrected.map((r) => `lww resurrected ${r.key} ${r.id}`),
+    ...convergence.notConverged.map((key) => `not converged: ${key}`),
+  ];
+  if (violations.length > 0) {
+    lines.push('', 'violations:', ...violations.slice(0, SHOWN_MAX).map((v) => `  ${v}`));
+    if (violations.length > SHOWN_MAX)
+      lines.push(`  … and ${violations.length - SHOWN_MAX} more (summary.json)`);
+  }
+  lines.push(
+    '',
+    `${report.valid ? 'PASS' : 'FAIL'}  history, summary.json and timeline.html in ${facts.runDir}`,
+  );
+  return `${lines.join('\n')}\n`;
+}
