@@ -3,15 +3,8 @@
  * turned into a `TesseraError` — the one the peer's handler threw when the peer says so in
  * trailing metadata, else one derived from the gRPC status.
  */
-import { Client, credentials, type ServiceError, status } from '@grpc/grpc-js';
-import {
-  type ClusterState,
-  codeForGrpcStatus,
-  type ErrorCode,
-  MERKLE_HASH_BYTES,
-  type Member,
-  TesseraError,
-} from '@tessera/core';
+import { Client, credentials, type ServiceError } from '@grpc/grpc-js';
+import { type ClusterState, MERKLE_HASH_BYTES, type Member, TesseraError } from '@tessera/core';
 import type { z } from 'zod';
 import type { Logger } from '../logger.js';
 import {
