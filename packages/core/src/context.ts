@@ -127,7 +127,8 @@ function invalid(why: string): TesseraError {
   );
 }
 
-const ASCII = /^[\x00-\x7f]*$/;
+/** Printable ASCII; JSON.stringify escapes every control character, so this is all ASCII JSON. */
+const ASCII = /^[\x20-\x7e]*$/;
 
 function base64url(bytes: Uint8Array): string {
   let binary = '';
