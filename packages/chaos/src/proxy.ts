@@ -63,7 +63,7 @@ export class LinkProxy {
     return { ...this.counts };
   }
 
-  /** Listens on `port` (0: any free port) on loopback. */
+  /** Listens on `port` (0: a free port the OS picks) on loopback. */
   async listen(port = 0): Promise<void> {
     const server = createServer((socket) => this.accept(socket));
     await new Promise<void>((resolve, reject) => {

@@ -123,7 +123,9 @@ describe('crash safety', () => {
       'a stand-in holds hints for the killed node',
     );
     await killSoon(holder!, 0, 300);
-    await sleep(300);
+    // The writers go on while the stand-in is down: wait for more acknowledged writes.
+    const before = load.acked.size;
+    await waitFor(() => load.acked.size >= before + 10, 15_000, 'writes acknowledged past the kill');
     await load.stop();
     expect(load.acked.size).toBeGreaterThan(20);
     // The stand-in's LevelDB (data and hints) opens cleanly, and its hints are still there.
