@@ -3,6 +3,7 @@
  * a load phase if a read workload needs keys, then each workload for each target mode.
  */
 import { loadavg } from 'node:os';
+import { createRng, type Rng } from '@tessera/core';
 import type { Pool } from 'undici';
 import { startBareServer } from './bare.js';
 import { attachCluster, type Cluster, type NodeHandle, startLocalCluster } from './cluster.js';
@@ -15,7 +16,6 @@ import { ProcessSampler } from './proc-sampler.js';
 import type { ProgressSink } from './progress.js';
 import { type BenchReport, computeRatios, type PhaseResult, type TargetMode } from './results.js';
 import { currentRevision } from './revision.js';
-import { createRng, type Rng } from './rng.js';
 import { createKeyRouter, type KeyRouter } from './routing.js';
 import { type Driver, type PhaseContext, type PhasePlan, runPhase } from './runner.js';
 import { makeValues, putBody } from './values.js';

@@ -1,9 +1,10 @@
 /** Drivers turn a workload into operations against Tessera nodes or the bare fastify server. */
+
+import type { Rng } from '@tessera/core';
 import type { Pool } from 'undici';
 import { getKey, putKey, request } from './http.js';
 import type { KeyChooser } from './keys.js';
 import type { Outcome } from './recorder.js';
-import type { Rng } from './rng.js';
 import type { Driver, PendingOp } from './runner.js';
 import { putBody } from './values.js';
 import { chooseOp, type Workload } from './workloads.js';

@@ -1,6 +1,6 @@
+import { createRng } from '@tessera/core';
 import { describe, expect, it } from 'vitest';
 import { createKeyChooser, ZipfianChooser, zeta } from './keys.js';
-import { createRng } from './rng.js';
 
 const DRAWS = 200_000;
 

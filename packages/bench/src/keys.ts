@@ -3,7 +3,7 @@
  * billion-record synthetic databases", SIGMOD 1994): rank 0 is the hottest key, rank i is chosen
  * with probability proportional to 1 / (i + 1)^theta.
  */
-import type { Rng } from './rng.js';
+import type { Rng } from '@tessera/core';
 
 export type KeyDistribution = 'uniform' | 'zipfian';
 

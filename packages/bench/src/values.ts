@@ -1,5 +1,5 @@
 /** Values and request bodies of an exact serialized size. */
-import type { Rng } from './rng.js';
+import type { Rng } from '@tessera/core';
 
 const ALPHABET = 'abcdefghijklmnopqrstuvwxyz0123456789';
 /** The smallest value: the empty JSON string `""`. */

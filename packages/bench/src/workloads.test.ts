@@ -1,5 +1,5 @@
+import { createRng } from '@tessera/core';
 import { describe, expect, it } from 'vitest';
-import { createRng } from './rng.js';
 import { makeValue, putBody } from './values.js';
 import { chooseOp, needsLoadedKeys, OP_KINDS, type OpKind, WORKLOADS } from './workloads.js';
 

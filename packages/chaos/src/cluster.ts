@@ -7,11 +7,11 @@
 import { rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import type { Rng } from '@tessera/core';
 // @tessera/server exports only its index; the local-node helper comes from its build output.
 import { LocalNode, type LocalNodeSpec } from '../../server/dist/cli/local-cluster.js';
 import { freePortBlock } from './ports.js';
 import { type LinkFault, LinkProxy } from './proxy.js';
-import type { Rng } from './rng.js';
 
 const HOST = '127.0.0.1';
 const CALL_TIMEOUT_MS = 5_000;

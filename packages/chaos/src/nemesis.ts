@@ -6,9 +6,9 @@
  * leave) made while a partition is up.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
+import { between, pick, type Rng, shuffled } from '@tessera/core';
 import type { ChaosCluster } from './cluster.js';
 import type { History } from './history.js';
-import { between, pick, type Rng, shuffled } from './rng.js';
 
 export const FAULT_KINDS = [
   'partition',

@@ -10,7 +10,7 @@
  * cannot lose bytes without breaking the stream, so loss shows as resets, as on a real flaky link).
  */
 import { createServer, type Server, Socket } from 'node:net';
-import type { Rng } from './rng.js';
+import type { Rng } from '@tessera/core';
 
 export type LinkFault =
   | { readonly kind: 'ok' }

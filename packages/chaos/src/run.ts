@@ -6,6 +6,7 @@
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { createRng } from '@tessera/core';
 import { check } from './checker/index.js';
 import type { CheckReport } from './checker/types.js';
 import { ChaosCluster } from './cluster.js';
@@ -13,7 +14,6 @@ import { finalReads, waitForSettledRing } from './final.js';
 import { History, type Workload } from './history.js';
 import { type FaultKind, Nemesis } from './nemesis.js';
 import type { ChaosOptions } from './options.js';
-import { createRng } from './rng.js';
 import { formatSummary } from './summary.js';
 import { renderTimeline } from './timeline.js';
 import { cartStep } from './workloads/cart.js';

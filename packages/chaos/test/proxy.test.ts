@@ -1,9 +1,9 @@
 /** The link proxy on loopback: passes bytes, cuts, stalls and slows one directed link. */
 import { once } from 'node:events';
 import { connect, createServer, type Server, type Socket } from 'node:net';
+import { createRng } from '@tessera/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LinkProxy } from '../src/proxy.js';
-import { createRng } from '../src/rng.js';
 
 let echo: Server;
 let echoPort = 0;

@@ -6,6 +6,7 @@ export * from './errors.js';
 export * from './hash.js';
 export * from './membership.js';
 export * from './merkle.js';
+export * from './random.js';
 export * from './ring.js';
 export * from './ring-change.js';
 export * from './sloppy-quorum.js';

@@ -1,7 +1,6 @@
-import { keyPosition, partitionOf } from '@tessera/core';
+import { createRng, keyPosition, partitionOf } from '@tessera/core';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { createRng } from '../rng.js';
 import { efficiency, keyName, nodeLoads, requestStream } from './balance.js';
 import { FIG8_QUICK, runFig8 } from './fig8.js';
 import { growRing, strategy1, strategy3 } from './placement.js';

@@ -4,9 +4,10 @@
  * load-balancing efficiency is the mean load of a node over the load of the hottest node.
  * Pure and deterministic: keys are hashed with core's key hash, the stream comes from a seeded rng.
  */
+
+import type { Rng } from '@tessera/core';
 import { keyPosition } from '@tessera/core';
 import { createKeyChooser } from '../keys.js';
-import type { Rng } from '../rng.js';
 import type { Placement } from './placement.js';
 
 export interface RequestStream {

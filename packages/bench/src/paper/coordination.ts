@@ -7,10 +7,11 @@
  * is not a replica of a key with probability 1 - N / nodes. Each routing runs in its own phase,
  * then both in one phase (each request picks one), so they also meet the same machine conditions.
  */
+
+import { createRng, type Rng } from '@tessera/core';
 import type { Pool } from 'undici';
 import { createPool, getKey, putKey } from '../http.js';
 import type { PhaseResult } from '../results.js';
-import { createRng, type Rng } from '../rng.js';
 import { createKeyRouter } from '../routing.js';
 import { type Driver, runPhase } from '../runner.js';
 import { makeValues, putBody } from '../values.js';

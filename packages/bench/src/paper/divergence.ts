@@ -4,10 +4,11 @@
  * set of keys, spread over the nodes so several nodes coordinate updates of a key at once; every
  * read records how many siblings it returned. Each k uses fresh keys.
  */
+
+import { createRng } from '@tessera/core';
 import type { Pool } from 'undici';
 import { readModifyWrite } from '../drivers.js';
 import type { PhaseResult } from '../results.js';
-import { createRng } from '../rng.js';
 import { type Driver, runPhase } from '../runner.js';
 import { makeValues } from '../values.js';
 import { closePools, type ExperimentIo, spreadPools, uniquePrefix, withCluster } from './kit.js';

@@ -5,10 +5,11 @@
  * the N replicas syncs, the paper's "durable write" refinement) and `fsync` (every replica syncs:
  * the paper's non-buffered writes). A mode the nodes do not know is reported as skipped.
  */
+
+import { createRng } from '@tessera/core';
 import type { Pool } from 'undici';
 import { putKey } from '../http.js';
 import type { Durability } from '../options.js';
-import { createRng } from '../rng.js';
 import { type Driver, runPhase } from '../runner.js';
 import { makeValues, putBody } from '../values.js';
 import { closePools, type ExperimentIo, spreadPools, uniquePrefix, withCluster } from './kit.js';

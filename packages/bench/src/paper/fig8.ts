@@ -4,8 +4,7 @@
  * of membership data each node keeps. Strategy 1's tokens are random, so each T is averaged over
  * several token draws; strategy 3's ring is deterministic.
  */
-import { PARTITION_COUNT_MAX } from '@tessera/core';
-import { createRng, type Rng } from '../rng.js';
+import { createRng, PARTITION_COUNT_MAX, type Rng } from '@tessera/core';
 import { efficiency, hottestShare, nodeLoads, type Popularity, requestStream } from './balance.js';
 import { type Placement, strategy1, strategy3 } from './placement.js';
 

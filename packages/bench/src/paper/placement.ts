@@ -8,8 +8,9 @@
  * - Strategy 3: Q equal partitions, Q/S per node, built with core's ring exactly as a cluster
  *   grows it (createRing, then claim for every joining node).
  */
+
+import type { Rng } from '@tessera/core';
 import { claim, createRing, preferenceList, type Ring } from '@tessera/core';
-import type { Rng } from '../rng.js';
 
 const HASH_SPACE = 2 ** 32;
 /** Bytes of one token in the membership data: a 32-bit position and a 16-bit node index. */

@@ -1,8 +1,8 @@
 /** What every workload worker shares: a client, the history, a clock, and the loop that runs it. */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { TesseraClient, TesseraError } from '@tessera/client';
+import { between, type Rng } from '@tessera/core';
 import type { Completion, History, Workload } from '../history.js';
-import { between, type Rng } from '../rng.js';
 
 /** Keys of one epoch take the load for this long; then fresh keys, so values and tombstones stay small. */
 export const EPOCH_MS = 30_000;

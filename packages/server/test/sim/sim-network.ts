@@ -3,7 +3,7 @@
  * until the driver delivers it, drops it, or loses its reply, chosen by a seeded random source.
  * Nothing here uses real time, so a seed replays exactly.
  */
-import { type ClusterState, type Member, type NodeId, TesseraError } from '@tessera/core';
+import { type ClusterState, createRng, type Member, type NodeId, TesseraError } from '@tessera/core';
 import type {
   CoordinateReply,
   CoordinateRequest,
@@ -13,17 +13,8 @@ import type {
   PeerClient,
 } from '../../src/transport/peer-api.js';
 
-/** mulberry32: a small seeded PRNG. */
-export function seededRandom(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** The simulation's seeded random source (core `createRng`). */
+export const seededRandom = createRng;
 
 interface Message {
   readonly from: NodeId;

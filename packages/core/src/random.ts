@@ -1,4 +1,7 @@
-/** A small seeded random source (mulberry32), so a run's schedule of faults and ops can be replayed. */
+/**
+ * A small seeded random source (mulberry32) and helpers over it, for everything that must replay
+ * from a seed: the simulation, the benchmark's keys, the chaos suite's schedule. Not for secrets.
+ */
 export type Rng = () => number;
 
 /** Uniform floats in [0, 1) from a 32-bit seed. */
