@@ -4,7 +4,10 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { freePortBlock } from '../src/cli/free-ports.js';
 import { LocalNode, localNodeSpecs } from '../src/cli/local-cluster.js';
+
+export { freePortBlock };
 
 /** Tests run the compiled CLI, exactly as a user does (`pnpm test` builds first). */
 export const DIST_CLI = fileURLToPath(new URL('../dist/cli/main.js', import.meta.url));
@@ -18,32 +21,6 @@ export async function freePort(): Promise<number> {
       server.close(() => resolve(typeof address === 'object' && address !== null ? address.port : 0));
     });
   });
-}
-
-/**
- * A free block of `count` consecutive ports. Each vitest worker draws from its own range, so two
- * test files running at once never race for the same ports; other processes are checked for.
- */
-export async function freePortBlock(count: number): Promise<number> {
-  const worker = Number(process.env.VITEST_POOL_ID ?? process.env.VITEST_WORKER_ID ?? 1);
-  const rangeStart = 20_000 + ((Math.max(1, worker) - 1) % 6) * 6_000;
-  for (let attempt = 0; attempt < 50; attempt++) {
-    const base = rangeStart + Math.floor(Math.random() * (6_000 - count));
-    if (await allFree(base, count)) return base;
-  }
-  throw new Error('no free port block found');
-}
-
-async function allFree(base: number, count: number): Promise<boolean> {
-  for (let p = base; p < base + count; p++) {
-    const ok = await new Promise<boolean>((resolve) => {
-      const server = createServer();
-      server.once('error', () => resolve(false));
-      server.listen(p, '127.0.0.1', () => server.close(() => resolve(true)));
-    });
-    if (!ok) return false;
-  }
-  return true;
 }
 
 export interface TestCluster {

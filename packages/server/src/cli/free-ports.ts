@@ -1,14 +1,16 @@
-/** Free loopback ports for the nodes and the proxies between them. */
+/**
+ * Free loopback ports for local nodes: the black-box tests, `pnpm bench` and `pnpm chaos` start
+ * node processes (and proxies) on ports found here.
+ */
 import { createServer } from 'node:net';
 
 const ATTEMPTS_MAX = 50;
 const LOW = 20_000;
-/** The same ranges per vitest worker as the server's black-box tests (test/helpers.ts). */
 const SPAN = 6_000;
 
 /**
  * The first of `count` consecutive free ports on 127.0.0.1. Under vitest each worker draws from
- * its own range (as the server's black-box tests do), so parallel test files never race for ports.
+ * its own range of 6,000 ports, so parallel test files never race for ports.
  * A port can still be taken while its node is down (by an outgoing connection): restarts retry.
  */
 export async function freePortBlock(count: number): Promise<number> {
