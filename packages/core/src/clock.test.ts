@@ -10,7 +10,6 @@ import {
   vvCovers,
   vvGet,
   vvMerge,
-  vvPrune,
 } from './clock.js';
 
 const NODES = ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h'];
@@ -149,50 +148,6 @@ describe('vvAdd and vvCovers', () => {
         expect(vvGet(out, node)).toBe(Math.max(counter, vvGet(vv, node)));
         for (const n of NODES.filter((x) => x !== node)) expect(vvGet(out, n)).toBe(vvGet(vv, n));
         expect(vvCovers(out, { node, counter: vvGet(out, node) + 1 })).toBe(false);
-      }),
-    );
-  });
-});
-
-describe('vvPrune', () => {
-  const arb = fc.tuple(
-    vvArb(NODES, 9),
-    fc.integer({ min: 0, max: NODES.length + 1 }),
-    fc.subarray(NODES).map((k) => new Set(k)),
-  );
-
-  it('keeps at most entriesMax entries unless keep forces more, and never drops a kept entry', () => {
-    fc.assert(
-      fc.property(arb, ([vv, max, keep]) => {
-        const out = vvPrune(vv, max, keep);
-        expectWellFormed(out);
-        const forced = vv.filter((e) => keep.has(e.node)).length;
-        expect(out.length).toBe(vv.length <= max ? vv.length : Math.max(max, forced));
-        for (const e of vv) if (keep.has(e.node)) expect(out).toContainEqual(e);
-        for (const e of out) expect(vv).toContainEqual(e); // entries are kept unchanged, none invented
-      }),
-    );
-  });
-
-  it('drops the entries that advanced longest ago', () => {
-    fc.assert(
-      fc.property(arb, ([vv, max, keep]) => {
-        const out = vvPrune(vv, max, keep);
-        const kept = new Set(out.map((e) => e.node));
-        const dropped = vv.filter((e) => !kept.has(e.node));
-        const survivors = out.filter((e) => !keep.has(e.node));
-        for (const d of dropped)
-          for (const s of survivors) expect(d.timestampMs).toBeLessThanOrEqual(s.timestampMs);
-      }),
-    );
-  });
-
-  it('does not mutate its input', () => {
-    fc.assert(
-      fc.property(arb, ([vv, max, keep]) => {
-        const copy = structuredClone(vv);
-        vvPrune(vv, max, keep);
-        expect(vv).toEqual(copy);
       }),
     );
   });

@@ -82,17 +82,3 @@ export function vvCompare(a: VersionVector, b: VersionVector): Ordering {
   if (bBigger) return 'before';
   return 'equal';
 }
-
-/**
- * Bounds a vector to `entriesMax` entries by dropping the entries that advanced longest ago
- * (paper 4.4), never one named in `keep` (the nodes of live siblings' dots). Dropping an entry can
- * only make a stale sibling reappear as a false sibling later; it never drops a write.
- */
-export function vvPrune(vv: VersionVector, entriesMax: number, keep: ReadonlySet<NodeId>): VersionVector {
-  if (vv.length <= entriesMax) return vv;
-  const droppable = vv
-    .filter((e) => !keep.has(e.node))
-    .sort((x, y) => x.timestampMs - y.timestampMs || (x.node < y.node ? -1 : 1));
-  const drop = new Set(droppable.slice(0, vv.length - entriesMax).map((e) => e.node));
-  return vv.filter((e) => !drop.has(e.node));
-}

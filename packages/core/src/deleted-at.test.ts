@@ -5,12 +5,18 @@ import { utf8 } from './hash.js';
 import { applyWrite, EMPTY_STATE, type KeyState, mergeStates } from './versions.js';
 
 function put(stored: KeyState, node: string, nowMs: number): KeyState {
-  return applyWrite(stored, { node, context: EMPTY_CONTEXT, value: utf8('1'), nowMs, vvEntriesMax: 8 });
+  return applyWrite(stored, {
+    actor: node,
+    context: EMPTY_CONTEXT,
+    value: utf8('1'),
+    nowMs,
+    vvEntriesMax: 8,
+  });
 }
 
 function del(stored: KeyState, nowMs: number): KeyState {
   const context = { vv: stored.vv, dots: [] };
-  return applyWrite(stored, { node: 'a', context, value: undefined, nowMs, vvEntriesMax: 8 });
+  return applyWrite(stored, { actor: 'a', context, value: undefined, nowMs, vvEntriesMax: 8 });
 }
 
 describe('deletedAtMs', () => {
@@ -27,7 +33,7 @@ describe('deletedAtMs', () => {
     const seen = put(EMPTY_STATE, 'a', 10);
     const both = mergeStates(seen, put(EMPTY_STATE, 'b', 11));
     const context = { vv: seen.vv, dots: [] };
-    const after = applyWrite(both, { node: 'a', context, value: undefined, nowMs: 12, vvEntriesMax: 8 });
+    const after = applyWrite(both, { actor: 'a', context, value: undefined, nowMs: 12, vvEntriesMax: 8 });
     expect(after.siblings).toHaveLength(1);
     expect(after.deletedAtMs).toBeUndefined();
   });

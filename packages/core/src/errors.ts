@@ -54,6 +54,11 @@ export const ERROR_CODES = {
     grpc: GrpcStatus.FAILED_PRECONDITION,
     summary: 'The write would leave the key with more siblings than siblingsMax.',
   },
+  CLOCK_TOO_LARGE: {
+    http: 409,
+    grpc: GrpcStatus.FAILED_PRECONDITION,
+    summary: "The write would grow the key's version vector past vvEntriesMax.",
+  },
   VALUE_TOO_LARGE: {
     http: 413,
     grpc: GrpcStatus.RESOURCE_EXHAUSTED,

@@ -1,3 +1,4 @@
+export * from './actors.js';
 export * from './clock.js';
 export * from './codec.js';
 export * from './context.js';

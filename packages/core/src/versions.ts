@@ -13,9 +13,9 @@ import {
   vvCovers,
   vvGet,
   vvMerge,
-  vvPrune,
 } from './clock.js';
 import type { CausalContext } from './context.js';
+import { TesseraError } from './errors.js';
 
 export interface Sibling {
   readonly dot: Dot;
@@ -39,8 +39,11 @@ export interface KeyState {
 export const EMPTY_STATE: KeyState = Object.freeze({ vv: EMPTY_VV, siblings: Object.freeze([]) });
 
 export interface WriteInput {
-  /** The coordinating node: the new version's dot belongs to it. */
-  readonly node: NodeId;
+  /**
+   * The actor stamping the new version's dot (actors.ts): one of the coordinating node's actors
+   * whose every earlier write to this key is in `stored`, which `ActorLife.actorFor` picks.
+   */
+  readonly actor: NodeId;
   /**
    * What the client saw: every sibling it covers is replaced; EMPTY_CONTEXT for a blind write.
    * Context dots the stored vector does not cover are ignored (treated as unseen, so at worst a
@@ -50,15 +53,12 @@ export interface WriteInput {
   /** The new value, or `undefined` for a delete. */
   readonly value: Uint8Array | undefined;
   readonly nowMs: number;
-  /** Bound on version vector entries (paper 4.4 pruning). */
-  readonly vvEntriesMax: number;
   /**
-   * The smallest counter the new dot may take. A node passes its node-wide, persisted counter, so
-   * its dots stay unique even for a key whose state it no longer holds (collected tombstone,
-   * partition moved away and back, lost disk). Counters of one node for one key then grow with gaps,
-   * which is fine: a vector entry (node, n) says every write of that node to the key up to n was seen.
+   * Bound on the key's version vector entries: a write that would grow the vector past it is
+   * refused (CLOCK_TOO_LARGE). Vectors are never pruned: dropping an entry would lose the only
+   * record that the versions it covered were replaced or deleted (docs/consistency.md).
    */
-  readonly counterMin?: number;
+  readonly vvEntriesMax: number;
 }
 
 /**
@@ -70,16 +70,23 @@ export function applyWrite(stored: KeyState, input: WriteInput): KeyState {
   let vv = vvMerge(stored.vv, input.context.vv);
   let siblings = kept;
   if (input.value !== undefined) {
-    const dot: Dot = {
-      node: input.node,
-      counter: Math.max(vvGet(vv, input.node) + 1, input.counterMin ?? 0),
-    };
+    const dot: Dot = { node: input.actor, counter: vvGet(vv, input.actor) + 1 };
     vv = vvAdd(vv, dot, input.nowMs);
     siblings = [...kept, { dot, value: input.value, lastModifiedMs: input.nowMs }].sort(compareSiblings);
   }
+  if (vv.length > input.vvEntriesMax && vv.length > stored.vv.length) throw clockTooLarge(stored, vv, input);
   const deletedAtMs =
     siblings.length === 0 ? laterDeletion(stored.deletedAtMs, input.nowMs) : stored.deletedAtMs;
-  return withDeletedAt({ vv: prune(vv, siblings, input.vvEntriesMax, input.node), siblings }, deletedAtMs);
+  return withDeletedAt({ vv, siblings }, deletedAtMs);
+}
+
+function clockTooLarge(stored: KeyState, vv: VersionVector, input: WriteInput): TesseraError {
+  return new TesseraError(
+    'CLOCK_TOO_LARGE',
+    `The write would grow the key's version vector to ${vv.length} entries (it has ${stored.vv.length}; the limit, vvEntriesMax, is ${input.vvEntriesMax}). ` +
+      'Each entry is one life of a node that wrote the key. Retry without an old context or through another replica, or raise vvEntriesMax (docs/consistency.md, "Version vectors").',
+    { entries: vv.length, vvEntriesMax: input.vvEntriesMax },
+  );
 }
 
 export function contextCovers(context: CausalContext, dot: Dot): boolean {
@@ -96,20 +103,31 @@ export function contextCaughtUp(stored: KeyState, context: CausalContext): boole
   );
 }
 
+/** Single dots a context carries beyond its vector, at most (the oldest go first: safe, see below). */
+export const CONTEXT_DOTS_MAX = 64;
+
 /**
- * The context a write returns: what the writer saw plus the version it wrote. The seen dots can be
- * dropped: every replica that holds `written` has a vector covering them, and a coordinator that
- * lacks `written` catches up before honouring the context.
+ * The context a write returns: what the writer saw (its vector and single dots, one per actor)
+ * plus the version it wrote, and not other writes the same actor made concurrently. Keeping the
+ * seen dots lets a chain of writes replace every version it wrote even where one write's
+ * coordinator could not catch up. Past CONTEXT_DOTS_MAX only the written dot is kept: dropping a
+ * seen dot can only leave a replaced version as a sibling, never drop a write.
  */
 export function contextAfterWrite(seen: CausalContext, written: Dot | undefined): CausalContext {
-  return written === undefined ? seen : { vv: seen.vv, dots: [written] };
+  if (written === undefined) return seen;
+  // A seen dot of the writing actor is replaced by the new one wherever that one is: the actor
+  // stamped it on a state holding all its earlier writes, and the context covered the seen dot.
+  const dots = seen.dots.filter((d) => d.node !== written.node && !vvCovers(seen.vv, d));
+  dots.push(written);
+  dots.sort((x, y) => (x.node < y.node ? -1 : x.node > y.node ? 1 : 0));
+  return { vv: seen.vv, dots: dots.length > CONTEXT_DOTS_MAX ? [written] : dots };
 }
 
-/** The newest dot in `state` coordinated by `node`, i.e. the version `applyWrite` just added. */
-export function latestDot(state: KeyState, node: NodeId): Dot | undefined {
+/** The newest dot in `state` stamped by `actor`, i.e. the version `applyWrite` just added. */
+export function latestDot(state: KeyState, actor: NodeId): Dot | undefined {
   let best: Dot | undefined;
   for (const s of state.siblings)
-    if (s.dot.node === node && (best === undefined || s.dot.counter > best.counter)) best = s.dot;
+    if (s.dot.node === actor && (best === undefined || s.dot.counter > best.counter)) best = s.dot;
   return best;
 }
 
@@ -161,21 +179,6 @@ function dotId(dot: Dot): string {
   return `${dot.counter}@${dot.node}`;
 }
 
-/**
- * Never drops the coordinator's own entry: its next dot is numbered from that entry, so dropping it
- * would hand out a dot again (e.g. after a delete), and a replica that saw the old write would then
- * treat the new one as seen and drop it, or keep the old value in its place.
- */
-function prune(
-  vv: VersionVector,
-  siblings: readonly Sibling[],
-  entriesMax: number,
-  coordinator: NodeId,
-): VersionVector {
-  if (vv.length <= entriesMax) return vv;
-  return vvPrune(vv, entriesMax, new Set([coordinator, ...siblings.map((s) => s.dot.node)]));
-}
-
 export function compareSiblings(x: Sibling, y: Sibling): number {
   if (x.lastModifiedMs !== y.lastModifiedMs) return x.lastModifiedMs - y.lastModifiedMs;
   if (x.dot.node !== y.dot.node) return x.dot.node < y.dot.node ? -1 : 1;
@@ -186,6 +189,16 @@ function compareBytes(x: Uint8Array, y: Uint8Array): number {
   const n = Math.min(x.length, y.length);
   for (let i = 0; i < n; i++) if (x[i] !== y[i]) return x[i]! - y[i]!;
   return x.length - y.length;
+}
+
+/**
+ * Whether a change from `stored` to `next` restarts the tombstone's collection clock: every change
+ * that leaves a tombstone does, not only the one that made it. A later delete merged into a
+ * tombstone (covering a version written during a partition) must be synced to every replica again
+ * before the tombstone may go, or a replica still holding that version brings it back.
+ */
+export function restartsTombstoneClock(stored: KeyState, next: KeyState): boolean {
+  return isTombstone(next) && !(isTombstone(stored) && sameState(stored, next));
 }
 
 /** A tombstone: everything was deleted, the vector remembers what. */

@@ -106,7 +106,7 @@ export async function write(
 ): Promise<KeyState> {
   const state = await cluster.node(at).store.update(key, (s) =>
     applyWrite(s, {
-      node: at,
+      actor: at,
       context: value === undefined ? { vv: s.vv, dots: [] } : EMPTY_CONTEXT,
       value: value === undefined ? undefined : utf8(JSON.stringify(value)),
       nowMs: cluster.clock.ms,

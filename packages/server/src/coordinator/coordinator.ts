@@ -5,6 +5,7 @@
  * stamps the new version, stores it, sends it to the other replicas and answers after W acks.
  */
 import {
+  type ActorLife,
   applyWrite,
   type CausalContext,
   contextAfterWrite,
@@ -55,9 +56,17 @@ export interface CoordinatorDeps {
   readonly hints: HintStore;
   readonly peers: PeerDirectory;
   readonly now: () => number;
-  /** Node-wide dot counters (see node/dot-counter.ts). */
-  readonly counters: { take(): Promise<number> };
+  /** This node's incarnation: the actors that stamp its writes (core actors.ts, node/incarnation.ts). */
+  readonly incarnation: ActorSource;
+  /** Fault injection: when it answers true, the next write dies mid fan-out (see `crashMidWrite`). */
+  readonly crashArmed?: () => boolean;
   readonly log: Logger;
+}
+
+/** Where actors come from: the current incarnation, renewed when a write was sent but not stored here. */
+export interface ActorSource {
+  readonly actors: ActorLife;
+  renew(): Promise<void>;
 }
 
 export interface ReadOptions {
@@ -84,6 +93,8 @@ export class Coordinator {
   private readonly replicas: Replicas;
   /** Every request's deadline, in one sweeper. */
   private readonly deadlines: Deadlines;
+  /** Set by the crash-mid-write fault: nothing answers any more. */
+  private dying = false;
 
   constructor(private readonly deps: CoordinatorDeps) {
     this.replicas = new Replicas(deps.self, deps.store, deps.hints, deps.peers);
@@ -150,21 +161,50 @@ export class Coordinator {
     const context =
       given ?? (value === undefined ? await this.blindDeleteContext(key, timeoutMs) : EMPTY_CONTEXT);
     await this.catchUp(key, context, replicas, deadline);
-    const counterMin = value === undefined ? undefined : await this.deps.counters.take();
+    let actor: NodeId | undefined;
     // The new version goes to the other replicas as soon as it is stamped, while this node's own
     // copy is being written (paper section 5); that copy counts as an ack once it is on disk.
     let fanned: Promise<void> | undefined;
-    const local = this.deps.store.update(key, (s) => this.stamp(s, value, context, counterMin), {
+    const stamp = (s: KeyState): KeyState => {
+      actor = this.deps.incarnation.actors.actorFor(s);
+      return this.stamp(s, actor, value, context);
+    };
+    const local = this.deps.store.update(key, stamp, {
       beforeWrite: (next, encoded) => {
         fanned = this.fanOut(key, next, encoded, w, deadline, local);
         // It may fail (no quorum) before the local write ends and is awaited: never an unhandled rejection.
         fanned.catch(() => {});
+        if (this.deps.crashArmed?.() === true) this.crashMidWrite(fanned);
       },
     });
-    const stored = await local;
+    const stored = await local.catch((err: unknown) => this.afterLocalFailure(err, fanned));
     await (fanned ?? this.fanOut(key, stored, encodeState(stored), w, deadline, local));
-    const written = value === undefined ? undefined : latestDot(stored, this.deps.self);
+    const written = value === undefined || actor === undefined ? undefined : latestDot(stored, actor);
     return encodeContext(key, { ...contextAfterWrite(context, written), coordinator: this.deps.self });
+  }
+
+  /**
+   * The local write failed after the version went out to the other replicas: they may hold a dot
+   * this node does not, so its actors can no longer vouch for this key. Start a new incarnation.
+   */
+  private async afterLocalFailure(err: unknown, fanned: Promise<void> | undefined): Promise<never> {
+    if (this.dying) return new Promise<never>(() => {});
+    if (fanned !== undefined) {
+      this.deps.log.error({ err }, 'local write failed after its fan-out: starting a new incarnation');
+      await this.deps.incarnation
+        .renew()
+        .catch((e: unknown) => this.deps.log.error({ err: e }, 'renew failed'));
+    }
+    throw err;
+  }
+
+  /** Fault injection (kill -9 mid fan-out): die once the version reached the others, before storing it here. */
+  private crashMidWrite(fanned: Promise<void>): never {
+    this.dying = true;
+    const die = () => process.kill(process.pid, 'SIGKILL');
+    void fanned.then(die, die);
+    // Abort the local write; the client gets no answer before the process is gone.
+    throw new TesseraError('INTERNAL', 'Fault injection: this node dies in the middle of a write.');
   }
 
   /**
@@ -207,17 +247,16 @@ export class Coordinator {
   /** The coordinator's update; the store refuses it if it would grow the key past siblingsMax. */
   private stamp(
     stored: KeyState,
+    actor: NodeId,
     value: Uint8Array | undefined,
     context: CausalContext,
-    counterMin: number | undefined,
   ): KeyState {
     return applyWrite(stored, {
-      node: this.deps.self,
+      actor,
       context,
       value,
       nowMs: this.deps.now(),
       vvEntriesMax: this.deps.settings.vvEntriesMax,
-      ...(counterMin === undefined ? {} : { counterMin }),
     });
   }
 

@@ -17,7 +17,7 @@ import { Handoff } from './handoff.js';
 
 const state = (v: string) =>
   applyWrite(EMPTY_STATE, {
-    node: 'a',
+    actor: 'a',
     context: EMPTY_CONTEXT,
     value: new TextEncoder().encode(`"${v}"`),
     nowMs: 1,

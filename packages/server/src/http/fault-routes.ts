@@ -1,7 +1,9 @@
 /**
  * Fault injection, a test and demo tool (off unless the node runs with --fault-injection): make
  * this node drop its traffic to listed peers. Blocking each side from the other on every node
- * splits the cluster; DELETE heals it. See docs/operations.md.
+ * splits the cluster; DELETE heals it. `crashMidWrite` kills the node (SIGKILL) in the middle of
+ * the next write it coordinates: sent to the other replicas, not stored here, never answered.
+ * See docs/operations.md.
  */
 import { TesseraError } from '@tessera/core';
 import type { FastifyInstance } from 'fastify';
@@ -9,7 +11,13 @@ import { z } from 'zod';
 import type { TesseraNode } from '../node/node.js';
 import { parseInput } from './schemas.js';
 
-const faultsBodySchema = z.object({ blockPeers: z.array(z.string().min(1).max(64)).max(1024) }).strict();
+const faultsBodySchema = z
+  .object({
+    blockPeers: z.array(z.string().min(1).max(64)).max(1024),
+    /** Kill -9 in the middle of the next write this node coordinates (after its fan-out, before its own copy). */
+    crashMidWrite: z.boolean().optional(),
+  })
+  .strict();
 
 export function registerFaultRoutes(app: FastifyInstance, node: TesseraNode): void {
   const enabled = (): void => {
@@ -20,7 +28,11 @@ export function registerFaultRoutes(app: FastifyInstance, node: TesseraNode): vo
       );
     }
   };
-  const current = () => ({ nodeId: node.nodeId, blockPeers: node.peers.blockedPeers() });
+  const current = () => ({
+    nodeId: node.nodeId,
+    blockPeers: node.peers.blockedPeers(),
+    crashMidWrite: node.faults.crashMidWriteArmed,
+  });
 
   app.get('/v1/admin/faults', async () => {
     enabled();
@@ -31,7 +43,8 @@ export function registerFaultRoutes(app: FastifyInstance, node: TesseraNode): vo
     const body = parseInput(faultsBodySchema, req.body, 'body');
     node.peers.unblock();
     node.peers.block(body.blockPeers);
-    req.log.warn({ blockPeers: body.blockPeers }, 'fault injection: dropping traffic to peers');
+    if (body.crashMidWrite === true) node.faults.armCrashMidWrite();
+    req.log.warn(body, 'fault injection: dropping traffic to peers');
     return current();
   });
   app.delete('/v1/admin/faults', async (req) => {

@@ -30,7 +30,8 @@ import { loadPeerSecurity, type PeerSecurity } from '../transport/credentials.js
 import { createPeerClient } from '../transport/grpc-client.js';
 import { startPeerServer } from '../transport/grpc-server.js';
 import { nodeClock } from './clock.js';
-import { DotCounter } from './dot-counter.js';
+import { FaultSwitches } from './fault-switches.js';
+import { Incarnation } from './incarnation.js';
 import { joinThroughSeeds } from './join.js';
 import { startMembership } from './membership-wiring.js';
 import { NodeMetrics, registerBackgroundMetrics } from './metrics.js';
@@ -52,6 +53,7 @@ export interface NodeParts {
   readonly engine: StorageEngine;
   readonly gossip: Gossip;
   readonly membership: MembershipService;
+  readonly faults: FaultSwitches;
 }
 
 export class TesseraNode {
@@ -66,6 +68,7 @@ export class TesseraNode {
   readonly antiEntropy: AntiEntropy;
   readonly metrics: NodeMetrics;
   readonly membership: MembershipService;
+  readonly faults: FaultSwitches;
 
   private constructor(
     private readonly parts: NodeParts,
@@ -84,6 +87,7 @@ export class TesseraNode {
       antiEntropy: this.antiEntropy,
       metrics: this.metrics,
       membership: this.membership,
+      faults: this.faults,
     } = parts);
   }
 
@@ -106,6 +110,10 @@ export class TesseraNode {
     const now = nodeClock(config);
     const engine = await openEngine(config);
     closers.push(() => engine.close());
+    // Closed just before the engine, after everything that writes: only then is the stop clean.
+    const incarnation = await Incarnation.open(engine, { node: config.nodeId });
+    const faults = new FaultSwitches();
+    closers.push(() => incarnation.closeCleanly());
     const view = new ClusterView(engine);
     const self: Member = {
       nodeId: config.nodeId,
@@ -172,9 +180,9 @@ export class TesseraNode {
       now,
     });
     await hints.open();
-    const counters = await DotCounter.load(engine, now());
     const coordinator = new Coordinator({
-      counters,
+      incarnation,
+      crashArmed: () => faults.takeCrashMidWrite(),
       hints,
       self: config.nodeId,
       settings: config,
@@ -291,6 +299,7 @@ export class TesseraNode {
         engine,
         gossip,
         membership,
+        faults,
       },
       closers,
       log,
@@ -300,7 +309,7 @@ export class TesseraNode {
     await app.listen({ host: httpHost, port: httpPort });
     closers.push(() => app.close());
     const tls = { httpTls: config.httpTls !== undefined, peerTls: config.peerTls !== undefined };
-    log.info({ http: config.http, peer: config.peer, ...tls }, 'node ready');
+    log.info({ http: config.http, peer: config.peer, incarnation: incarnation.tag, ...tls }, 'node ready');
     return node;
   }
 

@@ -9,7 +9,7 @@ import { MemoryEngine } from './memory-engine.js';
 
 const write = (value: string, on: KeyState = EMPTY_STATE): KeyState =>
   applyWrite(on, {
-    node: 'a',
+    actor: 'a',
     context: EMPTY_CONTEXT,
     value: new TextEncoder().encode(JSON.stringify(value)),
     nowMs: 1,

@@ -64,7 +64,7 @@ async function apply(store: ReplicaStore, op: Op, history: KeyState[], nowMs: nu
   if (op.kind === 'merge') {
     const base = history.length === 0 ? EMPTY_STATE : history[op.from % history.length]!;
     const remote = applyWrite(base, {
-      node,
+      actor: node,
       context: EMPTY_CONTEXT,
       value: utf8('9'),
       nowMs,
@@ -76,7 +76,7 @@ async function apply(store: ReplicaStore, op: Op, history: KeyState[], nowMs: nu
   const value = op.kind === 'put' ? utf8(String(nowMs)) : undefined;
   const stamp = (s: KeyState): KeyState => {
     const context: CausalContext = op.seen || value === undefined ? { vv: s.vv, dots: [] } : EMPTY_CONTEXT;
-    return applyWrite(s, { node, context, value, nowMs, vvEntriesMax: 8 });
+    return applyWrite(s, { actor: node, context, value, nowMs, vvEntriesMax: 8 });
   };
   history.push(await store.update(key, stamp));
 }
@@ -142,7 +142,13 @@ describe.each(engines)('ReplicaStore Merkle trees on %s', (_name, makeEngine) =>
     const keys = Array.from({ length: 400 }, (_, i) => `w${i}`);
     const write = (key: string, i: number) =>
       store.update(key, (s) =>
-        applyWrite(s, { node: 'n1', context: EMPTY_CONTEXT, value: utf8(`${i}`), nowMs: i, vvEntriesMax: 8 }),
+        applyWrite(s, {
+          actor: 'n1',
+          context: EMPTY_CONTEXT,
+          value: utf8(`${i}`),
+          nowMs: i,
+          vvEntriesMax: 8,
+        }),
       );
     await Promise.all(keys.slice(0, 200).map(write));
     const building = Promise.all(Array.from({ length: Q }, (_, p) => store.merkleTree(p)));
@@ -160,13 +166,13 @@ describe.each(engines)('ReplicaStore Merkle trees on %s', (_name, makeEngine) =>
     const tree = await store.merkleTree(p);
     const empty = new MerkleTree();
     const live = await store.update(key, (s) =>
-      applyWrite(s, { node: 'n1', context: EMPTY_CONTEXT, value: utf8('1'), nowMs: 1, vvEntriesMax: 8 }),
+      applyWrite(s, { actor: 'n1', context: EMPTY_CONTEXT, value: utf8('1'), nowMs: 1, vvEntriesMax: 8 }),
     );
     expect(treeDigest(live)).toBeDefined();
     expect(tree.equals(empty)).toBe(false);
     await store.update(key, (s) =>
       applyWrite(s, {
-        node: 'n1',
+        actor: 'n1',
         context: { vv: s.vv, dots: [] },
         value: undefined,
         nowMs: 2,

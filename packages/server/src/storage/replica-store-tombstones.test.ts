@@ -37,9 +37,9 @@ const engines: [string, () => Promise<StorageEngine>][] = [
 ];
 
 const put = (s: KeyState, nowMs: number): KeyState =>
-  applyWrite(s, { node: 'n1', context: EMPTY_CONTEXT, value: utf8('"v"'), nowMs, vvEntriesMax: 8 });
+  applyWrite(s, { actor: 'n1', context: EMPTY_CONTEXT, value: utf8('"v"'), nowMs, vvEntriesMax: 8 });
 const del = (s: KeyState, nowMs: number): KeyState =>
-  applyWrite(s, { node: 'n1', context: { vv: s.vv, dots: [] }, value: undefined, nowMs, vvEntriesMax: 8 });
+  applyWrite(s, { actor: 'n1', context: { vv: s.vv, dots: [] }, value: undefined, nowMs, vvEntriesMax: 8 });
 
 async function tombstones(store: ReplicaStore, partition: number): Promise<[string, number][]> {
   const out: [string, number][] = [];

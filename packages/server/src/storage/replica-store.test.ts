@@ -21,7 +21,13 @@ import { ReplicaStore } from './replica-store.js';
 const Q = 8;
 
 function write(stored: KeyState, node: string, value: string, nowMs = 1000): KeyState {
-  return applyWrite(stored, { node, context: EMPTY_CONTEXT, value: utf8(value), nowMs, vvEntriesMax: 10 });
+  return applyWrite(stored, {
+    actor: node,
+    context: EMPTY_CONTEXT,
+    value: utf8(value),
+    nowMs,
+    vvEntriesMax: 10,
+  });
 }
 
 /** Counts the batches that reach the engine, and records whether each was synced. */

@@ -18,6 +18,7 @@ import {
   type MerkleTree,
   mergeStates,
   PARTITION_COUNT_MAX,
+  restartsTombstoneClock,
   sameState,
   TesseraError,
 } from '@tessera/core';
@@ -74,7 +75,7 @@ export interface ScanOptions {
   readonly afterKey?: string;
 }
 
-/** Decides under the key's lock whether a tombstone may go; `sinceMs` is when it became one here. */
+/** Decides under the key's lock whether a tombstone may go; `sinceMs` is when it last changed here. */
 export type CollectTest = (state: KeyState, sinceMs: number) => boolean;
 
 export class ReplicaStore {
@@ -167,7 +168,7 @@ export class ReplicaStore {
     return this.trees.size;
   }
 
-  /** The partition's tombstones with the time each became one here, in key order. */
+  /** The partition's tombstones with the time each last changed here, in key order. */
   async *scanTombstones(partition: number, options: ScanOptions = {}): AsyncIterable<[string, number]> {
     this.checkPartition(partition);
     const { gte, lt } = tombstoneRange(partition);
@@ -261,7 +262,8 @@ export class ReplicaStore {
       how.beforeWrite?.(next, encoded);
       const ops: BatchOp[] = [{ type: 'put', ns: 'data', key: at.dataKey, value: encoded }];
       const wasTombstone = isTombstone(stored);
-      if (isTombstone(next) && !wasTombstone)
+      // Every change that leaves a tombstone restarts its collection clock (core restartsTombstoneClock).
+      if (restartsTombstoneClock(stored, next))
         ops.push({
           type: 'put',
           ns: 'meta',

@@ -32,7 +32,7 @@ function ringOf(nodes: readonly string[]): Ring {
 }
 
 const write = (stored: KeyState, node: string, value: string): KeyState =>
-  applyWrite(stored, { node, context: EMPTY_CONTEXT, value: utf8(value), nowMs: 1, vvEntriesMax: 8 });
+  applyWrite(stored, { actor: node, context: EMPTY_CONTEXT, value: utf8(value), nowMs: 1, vvEntriesMax: 8 });
 
 /** A key of a partition `self` does not replicate in `ring`. */
 function strayKey(ring: Ring, self: string): string {

@@ -39,7 +39,7 @@ async function newStore(): Promise<ReplicaStore> {
 
 function put(store: ReplicaStore, node: string, key: string, value: string) {
   return store.update(key, (s) =>
-    applyWrite(s, { node, context: EMPTY_CONTEXT, value: utf8(value), nowMs: 1, vvEntriesMax: 8 }),
+    applyWrite(s, { actor: node, context: EMPTY_CONTEXT, value: utf8(value), nowMs: 1, vvEntriesMax: 8 }),
   );
 }
 

@@ -2,7 +2,8 @@
  * One node of the simulated cluster: the real coordinator, replica store, hint store, handoff and
  * peer handler, over an in-memory engine that outlives crashes. Each incarnation sees the disk
  * through a fence that closes when it crashes, so code still running in a crashed incarnation can
- * no longer touch the disk, as after a real kill -9.
+ * no longer touch the disk, as after a real kill -9. A node may also restart on a fresh empty disk
+ * under the same id (a wipe), stop cleanly, and run its clock ahead of or behind cluster time.
  */
 import { type ClusterState, type NodeId, TesseraError } from '@tessera/core';
 import { AntiEntropy } from '../../src/anti-entropy/anti-entropy.js';
@@ -13,7 +14,7 @@ import { PeerDirectory } from '../../src/cluster/peers.js';
 import { Coordinator, type CoordinatorSettings } from '../../src/coordinator/coordinator.js';
 import { Handoff } from '../../src/handoff/handoff.js';
 import { silentLogger } from '../../src/logger.js';
-import { DotCounter } from '../../src/node/dot-counter.js';
+import { Incarnation as NodeIncarnation } from '../../src/node/incarnation.js';
 import { PeerHandler } from '../../src/node/peer-handler.js';
 import type { BatchOp, KeyRange, Namespace, StorageEngine, WriteOptions } from '../../src/storage/engine.js';
 import { HintStore } from '../../src/storage/hint-store.js';
@@ -61,25 +62,48 @@ export interface Incarnation {
   readonly antiEntropy: AntiEntropy;
   readonly handler: PeerHandler;
   readonly engine: FencedEngine;
+  /** The node's incarnation (its actors): kept over a clean stop, renewed after a crash or a wipe. */
+  readonly life: NodeIncarnation;
+}
+
+export interface StartOptions {
+  /** Start on a fresh empty disk, as a node whose data dir was lost. */
+  readonly wipe?: boolean;
+  /** This node's clock from now on: cluster time plus this (negative: behind). */
+  readonly clockOffsetMs?: number;
 }
 
 export class SimNode {
-  private readonly disk = new MemoryEngine();
+  private disk = new MemoryEngine();
   current: Incarnation | undefined;
+  /** A clean stop is under way: no new client operation is sent here. */
+  stopping = false;
+  clockOffsetMs = 0;
+  /** Client operations and handoff rounds of the current incarnation still running. */
+  private readonly ops = new Set<Promise<unknown>>();
 
   constructor(
     readonly id: NodeId,
     private readonly network: SimNetwork,
     private readonly state: ClusterState,
     private readonly settings: CoordinatorSettings,
-    private readonly now: () => number,
+    private readonly clusterNow: () => number,
+    /** The simulation's seeded random source (so a seed replays exactly). */
+    readonly random: () => number,
   ) {}
+
+  /** This node's clock. */
+  readonly now = (): number => this.clusterNow() + this.clockOffsetMs;
 
   get up(): boolean {
     return this.current !== undefined;
   }
 
-  async start(): Promise<void> {
+  async start(options: StartOptions = {}): Promise<void> {
+    if (this.current !== undefined) throw new Error(`${this.id} is already up`);
+    if (options.wipe === true) this.disk = new MemoryEngine();
+    this.clockOffsetMs = options.clockOffsetMs ?? this.clockOffsetMs;
+    this.stopping = false;
     await this.disk.open();
     const engine = new FencedEngine(this.disk);
     const view = new ClusterView(engine);
@@ -105,6 +129,8 @@ export class SimNode {
       now: this.now,
     });
     await hints.open();
+    // Tags are drawn from the simulation's seeded source, so a seed replays exactly.
+    const life = await NodeIncarnation.open(engine, { node: this.id, random: this.random });
     const coordinator = new Coordinator({
       self: this.id,
       settings: this.settings,
@@ -113,7 +139,7 @@ export class SimNode {
       hints,
       peers,
       now: this.now,
-      counters: await DotCounter.load(engine, this.now()),
+      incarnation: life,
       log,
     });
     const handler = new PeerHandler(this.id, view, log);
@@ -148,8 +174,15 @@ export class SimNode {
       random: () => 0.5,
       log,
     });
-    this.current = { coordinator, store, hints, handoff, antiEntropy, handler, engine };
+    this.current = { coordinator, store, hints, handoff, antiEntropy, handler, engine, life };
     this.network.attach(this.id, handler);
+  }
+
+  /** Counts `op` as work of the current incarnation, which a clean stop lets end first. */
+  track<T>(op: Promise<T>): Promise<T> {
+    const tracked = op.catch(() => {}).finally(() => this.ops.delete(tracked));
+    this.ops.add(tracked);
+    return op;
   }
 
   /** kill -9: the incarnation stops touching the disk; the disk keeps what was written. */
@@ -157,7 +190,29 @@ export class SimNode {
     if (this.current === undefined) return;
     this.current.engine.fenced = true;
     this.current = undefined;
+    this.stopping = false;
     this.network.attach(this.id, undefined);
+  }
+
+  /**
+   * A clean stop (SIGTERM): the client operations this node runs end, then it refuses new peer
+   * calls and lets those under way end, then it closes. Nothing is cut off half way, unless the
+   * node crashes meanwhile (then this does nothing more).
+   */
+  async stopCleanly(): Promise<void> {
+    const incarnation = this.current;
+    if (incarnation === undefined || this.stopping) return;
+    this.stopping = true;
+    await Promise.allSettled([...this.ops]);
+    if (this.current !== incarnation) return;
+    this.network.attach(this.id, undefined);
+    await this.network.settled(this.id);
+    if (this.current !== incarnation) return;
+    await incarnation.life.closeCleanly();
+    if (this.current !== incarnation) return;
+    incarnation.engine.fenced = true;
+    this.current = undefined;
+    this.stopping = false;
   }
 
   /** The node's disk, read directly (for the checker). */
