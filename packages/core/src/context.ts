@@ -30,7 +30,7 @@ import { TesseraError } from './errors.js';
 import { checksum64, utf8 } from './hash.js';
 
 const PREFIX = 'c1.';
-export const CONTEXT_CHARS_MAX = 16_384;
+export const CONTEXT_CHARS_MAX = 65_536;
 const ENTRIES_MAX = 1024;
 const NODE_ID_CHARS_MAX = 128;
 

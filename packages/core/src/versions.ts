@@ -201,6 +201,17 @@ export function restartsTombstoneClock(stored: KeyState, next: KeyState): boolea
   return isTombstone(next) && !(isTombstone(stored) && sameState(stored, next));
 }
 
+/**
+ * When the state last changed as far as it records: its newest vector entry or delete, by the
+ * clocks of the coordinators that made them. A copy older than the tombstone grace may hold what a
+ * collected delete covered (see the retirer).
+ */
+export function lastChangeMs(state: KeyState): number {
+  let t = state.deletedAtMs ?? 0;
+  for (const e of state.vv) if (e.timestampMs > t) t = e.timestampMs;
+  return t;
+}
+
 /** A tombstone: everything was deleted, the vector remembers what. */
 export function isTombstone(state: KeyState): boolean {
   return state.siblings.length === 0 && state.vv.length > 0;

@@ -74,8 +74,12 @@ export const configSchema = z
       .max(64 * 1024 * 1024)
       .default(1024 * 1024),
     siblingsMax: z.number().int().min(1).max(10_000).default(100),
-    /** Version vector entries per key before the oldest are pruned (paper 4.4). */
-    vvEntriesMax: z.number().int().min(4).max(1024).default(32),
+    /**
+     * Version vector entries per key, at most: one per actor (node life) that wrote the key. A write
+     * that would grow a vector past it is refused with CLOCK_TOO_LARGE; vectors are never pruned
+     * (docs/consistency.md, "Version vectors").
+     */
+    vvEntriesMax: z.number().int().min(4).max(256).default(64),
     requestTimeoutMs: z.number().int().min(10).max(120_000).default(2_000),
     /** Peer RPC deadline for replica reads and writes inside one request. */
     peerTimeoutMs: z.number().int().min(10).max(120_000).default(1_000),

@@ -71,6 +71,8 @@ export function status(node: TesseraNode) {
     pending: node.membership.pending() ?? null,
     transfers: node.membership.transfers(),
     retiring: node.membership.retirer.retiring ?? null,
+    retireExpired: node.membership.retirer.expired,
+    incarnation: node.incarnation,
     history: state.history ?? [],
     storage: node.engineKind,
     durability: node.config.durability,

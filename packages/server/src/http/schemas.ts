@@ -1,5 +1,5 @@
 /** zod schemas for everything a client sends over HTTP. */
-import { TesseraError } from '@tessera/core';
+import { CONTEXT_CHARS_MAX, TesseraError } from '@tessera/core';
 import { z } from 'zod';
 
 export const KEY_BYTES_MAX = 1024;
@@ -30,7 +30,7 @@ export const writeQuerySchema = z
 export const VALUE_DEPTH_MAX = 100;
 
 export const putBodySchema = z
-  .object({ value: z.unknown(), context: z.string().max(16_384).optional() })
+  .object({ value: z.unknown(), context: z.string().max(CONTEXT_CHARS_MAX).optional() })
   .strict()
   .refine((b) => b.value !== undefined, {
     message: 'value is required (use null for an explicit null)',
@@ -53,7 +53,7 @@ export function depthWithin(value: unknown, max: number): boolean {
   return true;
 }
 
-export const deleteBodySchema = z.object({ context: z.string().max(16_384).optional() }).strict();
+export const deleteBodySchema = z.object({ context: z.string().max(CONTEXT_CHARS_MAX).optional() }).strict();
 
 export const joinBodySchema = z.object({ seed: z.string().regex(/^[A-Za-z0-9.\-[\]:]+:\d{1,5}$/) }).strict();
 export const removeBodySchema = z.object({ nodeId: z.string().min(1).max(64) }).strict();

@@ -61,6 +61,7 @@ export function startMembership(p: MembershipParts): MembershipService {
     isDown,
     intervalMs: config.transferIntervalMs,
     retireDelayMs: config.retireDelayMs,
+    tombstoneGraceMs: config.tombstoneGraceMs,
     handOver: async (node, key, state) => {
       const client = p.peers.client(node);
       if (client === undefined)

@@ -54,6 +54,7 @@ export interface NodeParts {
   readonly gossip: Gossip;
   readonly membership: MembershipService;
   readonly faults: FaultSwitches;
+  readonly incarnation: Incarnation;
 }
 
 export class TesseraNode {
@@ -300,6 +301,7 @@ export class TesseraNode {
         gossip,
         membership,
         faults,
+        incarnation,
       },
       closers,
       log,
@@ -343,6 +345,11 @@ export class TesseraNode {
 
   get nodeId(): string {
     return this.config.nodeId;
+  }
+
+  /** The incarnation tag in this node's actor ids (node/incarnation.ts). */
+  get incarnation(): string {
+    return this.parts.incarnation.tag;
   }
 
   get engineKind(): string {

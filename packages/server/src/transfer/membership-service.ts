@@ -31,6 +31,8 @@ export interface MembershipDeps {
   readonly intervalMs: number;
   /** How long a committed ring must hold before partitions this node left are handed over and dropped. */
   readonly retireDelayMs: number;
+  /** Copies older than this are never handed over (transfer/retire.ts). */
+  readonly tombstoneGraceMs: number;
   /** Merges an encoded state into a peer's copy of a key (Replicate): how retired keys are handed over. */
   readonly handOver: (node: NodeId, key: string, state: Uint8Array) => Promise<void>;
   readonly now: () => number;

@@ -42,7 +42,7 @@ function strayKey(ring: Ring, self: string): string {
   }
 }
 
-async function setup(self: string, state: ClusterState) {
+async function setup(self: string, state: ClusterState, clock = { nowMs: 0 }) {
   const engine = new MemoryEngine();
   await engine.open();
   const store = new ReplicaStore(engine, { partitionCount: Q, sync: false });
@@ -58,6 +58,7 @@ async function setup(self: string, state: ClusterState) {
     view,
     store,
     retireDelayMs: 0,
+    tombstoneGraceMs: 60_000,
     isDown: () => false,
     handOver: async (node, key, bytes) => {
       if (replicas.failing.has(node)) throw new TesseraError('PEER_UNAVAILABLE', `${node} is down`);
@@ -65,7 +66,7 @@ async function setup(self: string, state: ClusterState) {
       const values = decodeState(bytes).siblings.map((s) => new TextDecoder().decode(s.value));
       received.set(`${node}/${key}`, values);
     },
-    now: () => 0,
+    now: () => clock.nowMs,
     log: silentLogger(),
   });
   return { store, retirer, received, replicas };
@@ -97,6 +98,8 @@ describe('PartitionRetirer', () => {
     await retirer.tick();
     expect(await store.read(key)).toBeDefined();
     expect(retirer.retiring).toBe(1);
+    // The replica that is up has it at once: the copy is not the only one while the other is down.
+    expect(received.get(`${owners[0]}/${key}`)).toEqual(['"acked"']);
 
     replicas.failing.clear();
     await retirer.tick();
@@ -152,5 +155,27 @@ describe('PartitionRetirer', () => {
     await removed.retirer.tick();
     expect(await removed.store.read(key)).toBeDefined();
     expect(removed.received.size).toBe(0);
+  });
+
+  it('never hands over a copy older than the tombstone grace (a collected delete may cover it)', async () => {
+    const ring = ringOf(NODES);
+    const key = strayKey(ring, 'd');
+    const clock = { nowMs: 0 };
+    const { store, retirer, received, replicas } = await setup(
+      'd',
+      { clusterId: 'c', ring, members: members(NODES) },
+      clock,
+    );
+    await store.merge(key, write(EMPTY_STATE, 'd', '"old"'));
+    for (const owner of replicasOf(ring, partitionOf(Q, key), N)) replicas.failing.add(owner);
+    await retirer.tick();
+    expect(await store.read(key)).toBeDefined();
+
+    clock.nowMs = 60_002; // the copy last changed at 1; the grace is 60 000
+    replicas.failing.clear();
+    await retirer.tick();
+    expect(await store.read(key)).toBeUndefined();
+    expect(received.size).toBe(0);
+    expect(retirer.expired).toBe(1);
   });
 });

@@ -6,21 +6,28 @@
  * otherwise bring old versions back if this node became a replica again after the tombstones that
  * cancel them were collected.
  *
- * A key is dropped only after every replica of its partition acknowledged the copy this node holds,
- * and only if that copy did not change since; while a replica is down, the copy stays. Such
- * a copy may be the only one of an acknowledged write: one coordinated here as a fallback while every
- * replica was unreachable (its hints may expire or go to a node that has left since), one that
- * reached a leaving node after the new replicas had pulled its partitions, or one written under a
- * ring this node did not know was changing. A node that left the ring through a leave hands over
- * everything it still holds the same way.
+ * A copy goes to every reachable replica of its partition at once, and is dropped only after every
+ * replica acknowledged it, and only if it did not change since; while a replica is down, the copy
+ * stays. Such a copy may be the only one of an acknowledged write: one coordinated here as a
+ * fallback while every replica was unreachable (its hints may expire or go to a node that has left
+ * since), one that reached a leaving node after the new replicas had pulled its partitions, or one
+ * written under a ring this node did not know was changing. A node that left the ring through a
+ * leave hands over everything it still holds the same way.
+ *
+ * A copy whose last change is older than `tombstoneGraceMs` is dropped without being handed over:
+ * the replicas may have collected a delete that covered it, and it would come back. Handing copies
+ * to the reachable replicas at once bounds this to a copy that no replica could take for the whole
+ * grace period (docs/consistency.md, "Long partitions").
  */
 import {
   type ClusterState,
   encodeState,
   type KeyState,
+  lastChangeMs,
   type NodeId,
   type Ring,
   replicasOf,
+  sameState,
 } from '@tessera/core';
 import type { ClusterView } from '../cluster/cluster-view.js';
 import type { Logger } from '../logger.js';
@@ -28,6 +35,10 @@ import type { ReplicaStore } from '../storage/replica-store.js';
 
 /** Keys handed over at once (each to every replica of its partition). */
 const HAND_OVER_PAGE_KEYS = 64;
+/** Copies remembered as handed to every reachable replica, so a pass does not send them again. */
+const PUSHED_MAX = 10_000;
+
+type Outcome = 'dropped' | 'expired' | 'kept';
 
 export interface RetireDeps {
   readonly self: NodeId;
@@ -35,6 +46,8 @@ export interface RetireDeps {
   readonly view: ClusterView;
   readonly store: ReplicaStore;
   readonly retireDelayMs: number;
+  /** Copies older than this (since their last change) are never handed over. */
+  readonly tombstoneGraceMs: number;
   readonly isDown: (node: NodeId) => boolean;
   /** Merges `state` (encoded) into `node`'s copy of `key` (the Replicate RPC); rejects if it did not. */
   readonly handOver: (node: NodeId, key: string, state: Uint8Array) => Promise<void>;
@@ -45,7 +58,10 @@ export interface RetireDeps {
 export class PartitionRetirer {
   private seen: { version: number; sinceMs: number } | undefined;
   private running = false;
+  private readonly pushed = new Map<string, { state: KeyState; to: string }>();
   dropped = 0;
+  /** Copies dropped unhanded because they were older than the tombstone grace. */
+  expired = 0;
   /**
    * Partitions this node no longer replicates that still held keys after the last pass (a replica
    * was unreachable); undefined until a pass over the current ring finished.
@@ -90,10 +106,8 @@ export class PartitionRetirer {
   /** Hands the partition's keys over and drops them; false if some are still held. */
   private async retire(ring: Ring, partition: number): Promise<boolean> {
     const replicas = replicasOf(ring, partition, this.deps.n).filter((node) => node !== this.deps.self);
-    const reachable = replicas.every((node) => !this.deps.isDown(node));
+    const counts: Record<Outcome, number> = { dropped: 0, expired: 0, kept: 0 };
     let afterKey: string | undefined;
-    let dropped = 0;
-    let kept = 0;
     for (;;) {
       const page: Array<[string, KeyState]> = [];
       const options = afterKey === undefined ? {} : { afterKey };
@@ -104,36 +118,59 @@ export class PartitionRetirer {
         page.push(entry);
       if (page.length === 0) break;
       afterKey = page.at(-1)![0];
-      if (!reachable || replicas.length === 0) {
-        kept += page.length;
-        break;
-      }
-      const outcomes = await Promise.all(
-        page.map(async ([key, state]) => {
-          const encoded = encodeState(state);
-          await Promise.all(replicas.map((node) => this.deps.handOver(node, key, encoded)));
-          return this.deps.store.dropIfUnchanged(key, state);
-        }),
-      ).catch(() => undefined);
-      if (outcomes === undefined) {
-        kept += page.length;
-        break;
-      }
-      for (const went of outcomes) if (went) dropped++;
-      kept += outcomes.filter((went) => !went).length;
+      const outcomes = await Promise.all(page.map(([key, state]) => this.handOverKey(key, state, replicas)));
+      for (const outcome of outcomes) counts[outcome]++;
     }
+    this.report(ring, partition, replicas, counts);
+    return counts.kept === 0;
+  }
+
+  private async handOverKey(key: string, state: KeyState, replicas: NodeId[]): Promise<Outcome> {
+    if (lastChangeMs(state) + this.deps.tombstoneGraceMs < this.deps.now()) {
+      return (await this.drop(key, state)) ? 'expired' : 'kept';
+    }
+    if (replicas.length === 0) return 'kept';
+    const targets = replicas.filter((node) => !this.deps.isDown(node));
+    const to = targets.join(',');
+    const last = this.pushed.get(key);
+    const already = last !== undefined && last.to === to && sameState(last.state, state);
+    if (!already) {
+      const encoded = encodeState(state);
+      const results = await Promise.allSettled(targets.map((node) => this.deps.handOver(node, key, encoded)));
+      if (results.some((r) => r.status === 'rejected')) return 'kept';
+      if (this.pushed.size >= PUSHED_MAX) this.pushed.clear();
+      this.pushed.set(key, { state, to });
+    }
+    if (targets.length < replicas.length) return 'kept';
+    return (await this.drop(key, state)) ? 'dropped' : 'kept';
+  }
+
+  private async drop(key: string, state: KeyState): Promise<boolean> {
+    const went = await this.deps.store.dropIfUnchanged(key, state);
+    if (went) this.pushed.delete(key);
+    return went;
+  }
+
+  private report(ring: Ring, partition: number, replicas: NodeId[], counts: Record<Outcome, number>): void {
+    const { dropped, expired, kept } = counts;
     this.dropped += dropped;
+    this.expired += expired;
+    const at = { partition, ringVersion: ring.version };
     if (dropped > 0)
       this.deps.log.info(
-        { partition, keys: dropped, ringVersion: ring.version },
+        { ...at, keys: dropped },
         'handed over and dropped a partition this node no longer replicates',
+      );
+    if (expired > 0)
+      this.deps.log.warn(
+        { ...at, keys: expired, tombstoneGraceMs: this.deps.tombstoneGraceMs },
+        'dropped copies older than the tombstone grace without handing them over: a collected delete may cover them',
       );
     if (kept > 0)
       this.deps.log.debug(
-        { partition, replicas, keys: kept, ringVersion: ring.version },
+        { ...at, replicas, keys: kept },
         'keeping keys of a partition this node no longer replicates until its replicas take them',
       );
-    return kept === 0;
   }
 
   private notMine(ring: Ring): number[] {
