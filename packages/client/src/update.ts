@@ -3,7 +3,8 @@
  * its siblings with the resolver, apply `fn`, write with the read's context. A concurrent writer
  * does not make the write fail: its version stays as a sibling, and the next read merges it.
  *
- * Retried (with a fresh read, up to `retries` times): TOO_MANY_SIBLINGS, and every transient
+ * Retried (with a fresh read, up to `retries` times): TOO_MANY_SIBLINGS, CLOCK_TOO_LARGE (the
+ * fresh read's context may name a coordinator already in the key's vector), and every transient
  * failure (no node reachable, overloaded, not enough replicas, timeouts). A failure after which
  * the write may have been applied is retried only when `fn` is idempotent (the default): the
  * fresh read may already hold the earlier write, and `fn` is applied on top of it again. Cart
@@ -73,7 +74,7 @@ export async function runUpdate<T>(
 }
 
 function worthRetrying(err: TesseraError, idempotent: boolean): boolean {
-  if (err.code === 'TOO_MANY_SIBLINGS') return true;
+  if (err.code === 'TOO_MANY_SIBLINGS' || err.code === 'CLOCK_TOO_LARGE') return true;
   if (!transient(err)) return false;
   return idempotent || !err.maybeApplied;
 }
