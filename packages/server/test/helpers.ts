@@ -184,3 +184,108 @@ export async function localValues(base: string, key: string): Promise<unknown[] 
   if (res.status === 404) return undefined;
   return (res.body as unknown as SiblingBody).siblings.map((s) => s.value);
 }
+
+/**
+ * Stops node `index` (kill -9, or SIGTERM when `clean`), optionally empties its data dir, and starts
+ * it again under the same node id and addresses; the new process replaces it in `cluster.nodes`.
+ * `extraArgs` are appended to the cluster's (a later `--config` replaces an earlier one).
+ */
+export async function restartNode(
+  cluster: TestCluster,
+  index: number,
+  options: { wipe?: boolean; clean?: boolean; seeds?: readonly string[]; extraArgs?: readonly string[] } = {},
+): Promise<LocalNode> {
+  const old = cluster.nodes[index]!;
+  await (options.clean === true ? old.stop() : old.kill());
+  if (options.wipe === true) await rm(old.spec.dataDir, { recursive: true, force: true });
+  const spec = {
+    ...old.spec,
+    seeds: options.seeds ?? old.spec.seeds,
+    extraArgs: [...(old.spec.extraArgs ?? []), ...(options.extraArgs ?? [])],
+  };
+  const node = new LocalNode(spec, DIST_CLI);
+  cluster.nodes[index] = node;
+  await node.start();
+  return node;
+}
+
+/** Blocks traffic both ways between two sides (fault injection: the nodes need --fault-injection). */
+export async function splitNetwork(sideA: readonly LocalNode[], sideB: readonly LocalNode[]): Promise<void> {
+  const block = async (from: LocalNode, to: readonly LocalNode[]): Promise<void> => {
+    const res = await http(from.url, 'POST', '/v1/admin/faults', {
+      json: { blockPeers: to.map((n) => n.spec.nodeId) },
+    });
+    if (res.status !== 200) throw new Error(`blocking on ${from.spec.nodeId}: ${JSON.stringify(res.body)}`);
+  };
+  await Promise.all([...sideA.map((n) => block(n, sideB)), ...sideB.map((n) => block(n, sideA))]);
+}
+
+export async function healNetwork(nodes: readonly LocalNode[]): Promise<void> {
+  await Promise.all(nodes.map((n) => http(n.url, 'DELETE', '/v1/admin/faults')));
+}
+
+/** A node's live values of `key` as sorted JSON texts, from its own stored copy; [] for none. */
+export async function liveValues(base: string, key: string): Promise<string[]> {
+  return ((await localValues(base, key)) ?? []).map((v) => JSON.stringify(v)).sort();
+}
+
+/**
+ * Waits until every node's own copy of `key` holds the same live values, twice in a row (so a
+ * copy in the middle of a repair does not count), and answers them (sorted JSON texts).
+ */
+export async function waitForAgreement(
+  nodes: readonly { url: string }[],
+  key: string,
+  timeoutMs: number,
+): Promise<string[]> {
+  let previous: string | undefined;
+  let agreed: string[] = [];
+  await waitFor(
+    async () => {
+      const all = await Promise.all(nodes.map((n) => liveValues(n.url, key)));
+      const texts = new Set(all.map((v) => JSON.stringify(v)));
+      const now = texts.size === 1 ? [...texts][0]! : undefined;
+      const stable = now !== undefined && now === previous;
+      previous = now;
+      agreed = all[0]!;
+      return stable;
+    },
+    timeoutMs,
+    `every node's copy of ${key} holds the same live values`,
+  );
+  return agreed;
+}
+
+/** What GET /v1/status/repair says about anti-entropy (the fields tests look at). */
+export interface AntiEntropyStatus {
+  tombstonesCollected: number;
+  partitions: { partition: number; inSyncMs: Record<string, number> }[];
+}
+
+export async function antiEntropyStatus(base: string): Promise<AntiEntropyStatus> {
+  const res = await http(base, 'GET', '/v1/status/repair');
+  return res.body.antiEntropy as AntiEntropyStatus;
+}
+
+/** When `base` last finished an in-sync exchange of `partition` with `peer` (started at); 0 if never. */
+export async function inSyncSince(base: string, partition: number, peer: string): Promise<number> {
+  const status = await antiEntropyStatus(base);
+  return status.partitions.find((p) => p.partition === partition)?.inSyncMs[peer] ?? 0;
+}
+
+/**
+ * A read with r=3 through `base`, retried while replicas are unreachable (a peer just restarted or
+ * healed may be skipped for a while); answers the first 200 or 404.
+ */
+export async function readAll(base: string, key: string, timeoutMs: number): Promise<Reply> {
+  let reply: Reply | undefined;
+  await waitFor(
+    async () => {
+      reply = await http(base, 'GET', kvPath(key, '?r=3'));
+      return reply.status === 200 || reply.status === 404;
+    },
+    timeoutMs,
+    `a read of ${key} with r=3 through ${base} is answered`,
+  );
+  return reply!;
+}

@@ -1,25 +1,33 @@
 /**
  * The deterministic cluster simulation: five real nodes in one process over a simulated network,
- * driven by one seeded random source through client writes, reads, deletes, message drops, lost
- * replies, partitions, crashes and restarts; then healed. `check` says whether every replica of
- * every key converged and whether any acknowledged write was lost.
+ * driven by one seeded random source through client writes (blind and with a read's context),
+ * reads, deletes with a read's context, message drops, lost replies, partitions, crashes, clean
+ * stops and restarts — some on a wiped disk, some with the node's clock stepped — then healed.
+ * `check` says whether every replica of every key converged, whether any acknowledged write was
+ * lost, and whether any version an acknowledged write or delete replaced came back.
  */
 import {
   type ClusterState,
   claim,
   createRing,
-  type KeyState,
   type NodeId,
   partitionOf,
   preferenceList,
-  sameState,
 } from '@tessera/core';
 import type { CoordinatorSettings } from '../../src/coordinator/coordinator.js';
+import { checkKey, decodeValues, type Findings, type WriteRecord } from './sim-check.js';
 import { SimNetwork, seededRandom } from './sim-network.js';
 import { SimNode } from './sim-node.js';
 
 const NODES = ['n0', 'n1', 'n2', 'n3', 'n4'];
 const KEYS = ['cart-a', 'cart-b', 'cart-c', 'cart-d'];
+/** Cluster time at the start: a real epoch, so clocks stepped back stay positive. */
+const START_MS = Date.UTC(2026, 0, 1);
+/** A restart steps the node's clock this often, to a random offset within ± this bound. */
+const CLOCK_STEP_CHANCE = 0.3;
+const CLOCK_STEP_MAX_MS = 5 * 60_000;
+/** A restart of the one node that may be wiped starts it on an empty disk this often. */
+const WIPE_CHANCE = 0.5;
 const SETTINGS: CoordinatorSettings = {
   n: 3,
   r: 2,
@@ -30,15 +38,6 @@ const SETTINGS: CoordinatorSettings = {
   peerTimeoutMs: 1_000_000_000,
 };
 
-interface WriteRecord {
-  readonly key: string;
-  /** Undefined for a delete. */
-  readonly value: string | undefined;
-  /** Values of the read whose context the write carried: the write may legitimately replace them. */
-  readonly saw: readonly string[];
-  acked: boolean;
-}
-
 export interface SimReport {
   readonly seed: number;
   readonly acked: number;
@@ -46,15 +45,16 @@ export interface SimReport {
   readonly lost: string[];
   readonly diverged: string[];
   readonly phantom: string[];
+  readonly resurrected: string[];
+  readonly wipes: number;
+  readonly clockSteps: number;
+  readonly cleanStops: number;
   readonly delivered: number;
   readonly dropped: number;
 }
 
-const decode = (s: KeyState): string[] =>
-  s.siblings.map((x) => JSON.parse(new TextDecoder().decode(x.value)) as string);
-
 export class SimCluster {
-  private clockMs = 0;
+  private clockMs = START_MS;
   private readonly random: () => number;
   readonly network: SimNetwork;
   readonly nodes: SimNode[];
@@ -62,6 +62,12 @@ export class SimCluster {
   private readonly lastRead = new Map<string, { context: string; values: string[] }>();
   private readonly tasks = new Set<Promise<void>>();
   private readonly state: ClusterState;
+  /**
+   * The one node whose restarts may wipe its disk. An acknowledged write is on W = 2 disks, so
+   * wiping one node never loses it legitimately; wiping two could (anti-entropy only runs at heal).
+   */
+  private readonly wipeable: SimNode;
+  private readonly counts = { wipes: 0, clockSteps: 0, cleanStops: 0 };
 
   constructor(readonly seed: number) {
     this.random = seededRandom(seed);
@@ -76,7 +82,10 @@ export class SimCluster {
       incarnation: 1,
     }));
     this.state = { clusterId: 'sim', ring, members };
-    this.nodes = NODES.map((id) => new SimNode(id, this.network, this.state, SETTINGS, () => this.clockMs));
+    this.nodes = NODES.map(
+      (id) => new SimNode(id, this.network, this.state, SETTINGS, () => this.clockMs, this.random),
+    );
+    this.wipeable = this.pick(this.nodes);
   }
 
   private pick<T>(items: readonly T[]): T {
@@ -105,20 +114,35 @@ export class SimCluster {
 
   private async randomEvent(): Promise<void> {
     const r = this.random();
-    const up = this.nodes.filter((n) => n.up);
+    const up = this.nodes.filter((n) => n.up && !n.stopping);
     const down = this.nodes.filter((n) => !n.up);
     if (r < 0.5) await this.network.step();
     else if (r < 0.72 && this.tasks.size < 8 && up.length > 0) this.clientOp(this.pick(up));
     else if (r < 0.74 && up.length > 1) this.pick(up).crash();
-    else if (r < 0.78 && down.length > 0) await this.pick(down).start();
+    else if (r < 0.78 && down.length > 0) await this.restart(this.pick(down));
     else if (r < 0.8) this.randomPartition();
     else if (r < 0.83) this.network.heal();
-    else if (r < 0.88 && up.length > 0)
-      this.spawn(
-        this.pick(up)
-          .current!.handoff.runOnce()
-          .then(() => {}),
-      );
+    else if (r < 0.88 && up.length > 0) this.handoffRound(this.pick(up));
+    else if (r < 0.89 && up.length > 1) this.cleanStop(this.pick(up));
+  }
+
+  /** Restarts a down node: the wipeable one sometimes on an empty disk; sometimes its clock steps. */
+  private async restart(node: SimNode): Promise<void> {
+    const wipe = node === this.wipeable && this.random() < WIPE_CHANCE;
+    const step = this.random() < CLOCK_STEP_CHANCE;
+    const clockOffsetMs = step ? Math.round((2 * this.random() - 1) * CLOCK_STEP_MAX_MS) : node.clockOffsetMs;
+    if (wipe) this.counts.wipes++;
+    if (step) this.counts.clockSteps++;
+    await node.start({ wipe, clockOffsetMs });
+  }
+
+  private handoffRound(node: SimNode): void {
+    this.spawn(node.track(node.current!.handoff.runOnce()).then(() => {}));
+  }
+
+  private cleanStop(node: SimNode): void {
+    this.counts.cleanStops++;
+    this.spawn(node.stopCleanly());
   }
 
   private randomPartition(): void {
@@ -136,8 +160,8 @@ export class SimCluster {
     const read = this.lastRead.get(key);
     if (r < 0.35) {
       this.spawn(
-        incarnation.coordinator.get(key).then(({ state, context }) => {
-          if (node.current === incarnation) this.lastRead.set(key, { context, values: decode(state) });
+        node.track(incarnation.coordinator.get(key)).then(({ state, context }) => {
+          if (node.current === incarnation) this.lastRead.set(key, { context, values: decodeValues(state) });
         }),
       );
       return;
@@ -153,10 +177,9 @@ export class SimCluster {
     this.writes.push(record);
     const value =
       record.value === undefined ? undefined : new TextEncoder().encode(JSON.stringify(record.value));
-    const write = incarnation.coordinator.write(key, {
-      value,
-      ...(useContext ? { context: read.context } : {}),
-    });
+    const write = node.track(
+      incarnation.coordinator.write(key, { value, ...(useContext ? { context: read.context } : {}) }),
+    );
     this.spawn(
       write.then(() => {
         if (node.current === incarnation) record.acked = true;
@@ -172,6 +195,7 @@ export class SimCluster {
   async heal(rounds: number): Promise<void> {
     this.network.dropRate = 0;
     this.network.heal();
+    await this.drain(); // clean stops under way end
     for (const node of this.nodes) if (!node.up) await node.start();
     await this.drain();
     const ring = this.state.ring;
@@ -200,47 +224,26 @@ export class SimCluster {
   }
 
   async check(): Promise<SimReport> {
-    const lost: string[] = [];
-    const diverged: string[] = [];
-    const phantom: string[] = [];
-    const issued = new Set(this.writes.map((w) => w.value));
-    for (const key of KEYS) {
-      const primaries = preferenceList(
-        this.state.ring,
-        partitionOf(this.state.ring.partitionCount, key),
-      ).slice(0, SETTINGS.n);
-      const states = await Promise.all(
-        primaries.map((id) => this.nodes.find((n) => n.id === id)!.localState(key)),
-      );
-      // A tombstone and no state at all both mean "no live value": anti-entropy does not copy
-      // tombstones to replicas that hold nothing (docs/consistency.md), so compare live versions.
-      const live = (s: KeyState | undefined): string =>
-        (s?.siblings ?? [])
-          .map((x) => `${x.dot.node}:${x.dot.counter}`)
-          .sort()
-          .join(',');
-      const first = states.find((s) => s !== undefined && s.siblings.length > 0) ?? { vv: [], siblings: [] };
-      if (!states.every((s) => live(s) === live(first))) diverged.push(key);
-      if (first.siblings.length > 0 && !states.every((s) => s !== undefined && sameState(s, first)))
-        diverged.push(key);
-      const present = new Set(decode(first));
-      const replaceable = new Set(this.writes.filter((w) => w.key === key).flatMap((w) => w.saw));
-      for (const w of this.writes) {
-        if (w.key !== key || !w.acked || w.value === undefined) continue;
-        if (!present.has(w.value) && !replaceable.has(w.value)) lost.push(w.value);
-      }
-      for (const v of present) if (!issued.has(v)) phantom.push(v);
-    }
+    const found: Findings = { lost: [], diverged: [], phantom: [], resurrected: [] };
+    for (const key of KEYS) await this.checkKey(key, found);
     return {
       seed: this.seed,
       acked: this.writes.filter((w) => w.acked).length,
       writes: this.writes.length,
-      lost,
-      diverged,
-      phantom,
+      ...found,
+      ...this.counts,
       delivered: this.network.delivered,
       dropped: this.network.dropped,
     };
+  }
+
+  private async checkKey(key: string, found: Findings): Promise<void> {
+    const { ring } = this.state;
+    const primaries = preferenceList(ring, partitionOf(ring.partitionCount, key)).slice(0, SETTINGS.n);
+    const states = await Promise.all(
+      primaries.map((id) => this.nodes.find((n) => n.id === id)!.localState(key)),
+    );
+    checkKey(key, states, this.writes, found);
   }
 }
 

@@ -28,6 +28,8 @@ export class SimNetwork {
   private readonly pending: Message[] = [];
   private readonly handlers = new Map<NodeId, PeerApi>();
   private readonly blocked = new Set<string>();
+  /** Per node, the calls its handler is running (a clean stop waits for them). */
+  private readonly running = new Map<NodeId, Set<Promise<unknown>>>();
   /** Chance that a message is dropped, and (half as often) that its reply is lost after it ran. */
   dropRate = 0;
   delivered = 0;
@@ -53,6 +55,18 @@ export class SimNetwork {
     return this.pending.length;
   }
 
+  /** Resolves once every call `node`'s handler is running now has ended. */
+  async settled(node: NodeId): Promise<void> {
+    await Promise.allSettled([...(this.running.get(node) ?? [])]);
+  }
+
+  private track(node: NodeId, call: Promise<unknown>): void {
+    const calls = this.running.get(node) ?? new Set<Promise<unknown>>();
+    this.running.set(node, calls);
+    const tracked = call.catch(() => {}).finally(() => calls.delete(tracked));
+    calls.add(tracked);
+  }
+
   send<T>(from: NodeId, to: NodeId, run: (handler: PeerApi) => Promise<T>): Promise<T> {
     return new Promise<T>((resolve, reject) => {
       this.pending.push({ from, to, run, resolve: resolve as (v: unknown) => void, reject });
@@ -73,7 +87,9 @@ export class SimNetwork {
     const replyLost = this.random() < this.dropRate / 2;
     this.delivered++;
     // Not awaited: the handler may itself wait for messages only later steps deliver.
-    run(handler).then(
+    const call = run(handler);
+    this.track(to, call);
+    call.then(
       (value) =>
         replyLost ? reject(new TesseraError('TIMEOUT', `simulated: reply from ${to} lost`)) : resolve(value),
       reject,

@@ -10,17 +10,19 @@ const SEEDS = only === undefined ? Array.from({ length: 120 }, (_, i) => 1000 + 
 
 describe('deterministic cluster simulation', () => {
   it.each(SEEDS)(
-    'seed %i: after healing, replicas converge and no acknowledged write is lost',
+    'seed %i: after healing, replicas converge, no acknowledged write is lost and no replaced version returns',
     async (seed) => {
       const sim = new SimCluster(seed);
       await sim.run(1500, 0.05);
       await sim.heal(3);
       const report = await sim.check();
       expect(report.acked).toBeGreaterThan(0);
-      expect({ lost: report.lost, diverged: report.diverged, phantom: report.phantom }).toEqual({
+      const { lost, diverged, phantom, resurrected } = report;
+      expect({ lost, diverged, phantom, resurrected }).toEqual({
         lost: [],
         diverged: [],
         phantom: [],
+        resurrected: [],
       });
     },
   );
