@@ -4,8 +4,8 @@ import { parseArgs } from 'node:util';
 import { TesseraError } from '@tessera/core';
 import { type ConfigInput, parseConfig } from '../config.js';
 import { createLogger } from '../logger.js';
-import { TesseraNode } from '../node/node.js';
 import { readSecrets } from '../security/secrets.js';
+import { startServer } from '../server.js';
 import { securityFlags } from './security-flags.js';
 
 /** The flags of `tessera start` (exported so docker-compose.yml can be checked against them). */
@@ -70,7 +70,7 @@ export async function runStart(argv: string[]): Promise<number> {
   };
   const config = parseConfig({ ...fromFile, ...definedOnly(flags) });
   const log = createLogger({ level: config.logLevel, nodeId: config.nodeId });
-  const node = await TesseraNode.start(config, log);
+  const node = await startServer(config, log);
   await new Promise<void>((resolve) => {
     const stop = (signal: string): void => {
       log.info({ signal }, 'stopping on signal');

@@ -11,21 +11,61 @@ import Fastify, {
   type FastifyReply,
   LogController,
 } from 'fastify';
+import type { Config } from '../config.js';
 import type { Logger } from '../logger.js';
-import type { TesseraNode } from '../node/node.js';
+import type { NodeMetrics } from '../node/metrics.js';
 import { registerAuth } from './auth.js';
 import { handleClientError } from './client-errors.js';
-import { registerClusterRoutes } from './cluster-routes.js';
-import { registerFaultRoutes } from './fault-routes.js';
-import { registerKvRoutes } from './kv-routes.js';
+import { type ClusterRouteDeps, registerClusterRoutes } from './cluster-routes.js';
+import { type FaultRouteDeps, registerFaultRoutes } from './fault-routes.js';
+import { type KvRouteDeps, registerKvRoutes } from './kv-routes.js';
 import { httpsServerFactory } from './tls.js';
 import { registerUiRoute } from './ui-route.js';
 
 /** Room for the context and JSON framing around a value of valueBytesMax. */
 const BODY_OVERHEAD_BYTES = 64 * 1024;
 
-export function createHttpApp(node: TesseraNode, log: Logger): FastifyInstance {
-  const serverFactory = httpsServerFactory(node.config);
+/** The settings the app itself reads (limits, timeouts, TLS, tokens). */
+export type HttpSettings = Pick<
+  Config,
+  | 'valueBytesMax'
+  | 'httpConnectionsMax'
+  | 'httpIdleTimeoutMs'
+  | 'httpKeepAliveTimeoutMs'
+  | 'httpRequestTimeoutMs'
+  | 'httpHeadersTimeoutMs'
+  | 'httpTls'
+  | 'token'
+  | 'adminToken'
+>;
+
+/** What the HTTP API uses of a node: its own settings and metrics, and what each group of routes uses. */
+export type HttpAppDeps = {
+  readonly config: HttpSettings;
+  readonly metrics: Pick<NodeMetrics, 'connectionsDropped'>;
+} & KvRouteDeps &
+  ClusterRouteDeps &
+  FaultRouteDeps;
+
+/** Serves the API at `address` until closed. */
+export async function serveHttp(
+  deps: HttpAppDeps,
+  address: { readonly host: string; readonly port: number },
+  log: Logger,
+): Promise<{ close(): Promise<void> }> {
+  const app = createHttpApp(deps, log);
+  try {
+    await app.listen({ host: address.host, port: address.port });
+  } catch (err) {
+    await app.close();
+    throw err;
+  }
+  return { close: () => app.close() };
+}
+
+export function createHttpApp(deps: HttpAppDeps, log: Logger): FastifyInstance {
+  const { config } = deps;
+  const serverFactory = httpsServerFactory(config);
   const app = Fastify({
     ...(serverFactory === undefined ? {} : { serverFactory }),
     loggerInstance: log as FastifyBaseLogger,
@@ -33,16 +73,16 @@ export function createHttpApp(node: TesseraNode, log: Logger): FastifyInstance {
     // The component logger itself, not a child per request: requests are not logged, and a child
     // (with redaction) per request cost about 2% of a node's CPU under load.
     childLoggerFactory: (logger) => logger,
-    bodyLimit: node.config.valueBytesMax + BODY_OVERHEAD_BYTES,
+    bodyLimit: config.valueBytesMax + BODY_OVERHEAD_BYTES,
     routerOptions: { maxParamLength: 8 * 1024 },
-    ...connectionLimits(node),
+    ...connectionLimits(config),
     return503OnClosing: true,
     clientErrorHandler: handleClientError,
     // Errors before routing (a path that is not percent-encoded UTF-8) get the same coded answers.
     frameworkErrors: (err, _req, reply) => sendError(reply, toTesseraError(err, log)),
   });
-  app.server.maxConnections = node.config.httpConnectionsMax;
-  app.server.on('drop', () => node.metrics.connectionsDropped.inc());
+  app.server.maxConnections = config.httpConnectionsMax;
+  app.server.on('drop', () => deps.metrics.connectionsDropped.inc());
   // JSON only: a text body is a mistake worth a clear 415, not a string value.
   app.removeContentTypeParser('text/plain');
   app.setErrorHandler((err: FastifyError, _req, reply) => sendError(reply, toTesseraError(err, log)));
@@ -55,17 +95,16 @@ export function createHttpApp(node: TesseraNode, log: Logger): FastifyInstance {
       ),
     ),
   );
-  registerAuth(app, node.config);
-  registerKvRoutes(app, node);
-  registerClusterRoutes(app, node);
+  registerAuth(app, config);
+  registerKvRoutes(app, deps);
+  registerClusterRoutes(app, deps);
   registerUiRoute(app);
-  registerFaultRoutes(app, node);
+  registerFaultRoutes(app, deps);
   return app;
 }
 
 /** Timeouts that cut off clients too slow to send a request (slowloris) or idle too long. */
-function connectionLimits(node: TesseraNode) {
-  const c = node.config;
+function connectionLimits(c: HttpSettings) {
   return {
     connectionTimeout: c.httpIdleTimeoutMs,
     keepAliveTimeout: c.httpKeepAliveTimeoutMs,

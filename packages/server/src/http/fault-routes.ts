@@ -8,7 +8,9 @@
 import { TesseraError } from '@tessera/core';
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
-import type { TesseraNode } from '../node/node.js';
+import type { PeerDirectory } from '../cluster/peers.js';
+import type { Config } from '../config.js';
+import type { FaultSwitches } from '../node/fault-switches.js';
 import { parseInput } from './schemas.js';
 
 const faultsBodySchema = z
@@ -19,9 +21,17 @@ const faultsBodySchema = z
   })
   .strict();
 
-export function registerFaultRoutes(app: FastifyInstance, node: TesseraNode): void {
+/** What the fault-injection routes use of a node. */
+export interface FaultRouteDeps {
+  readonly config: Pick<Config, 'nodeId' | 'faultInjection'>;
+  /** Links to peers, dropped on demand. */
+  readonly peers: Pick<PeerDirectory, 'block' | 'unblock' | 'blockedPeers'>;
+  readonly faults: Pick<FaultSwitches, 'armCrashMidWrite' | 'crashMidWriteArmed'>;
+}
+
+export function registerFaultRoutes(app: FastifyInstance, deps: FaultRouteDeps): void {
   const enabled = (): void => {
-    if (!node.config.faultInjection) {
+    if (!deps.config.faultInjection) {
       throw new TesseraError(
         'FAULT_INJECTION_DISABLED',
         'Fault injection is off on this node. Start it with --fault-injection to use it (tests and demos only).',
@@ -29,9 +39,9 @@ export function registerFaultRoutes(app: FastifyInstance, node: TesseraNode): vo
     }
   };
   const current = () => ({
-    nodeId: node.nodeId,
-    blockPeers: node.peers.blockedPeers(),
-    crashMidWrite: node.faults.crashMidWriteArmed,
+    nodeId: deps.config.nodeId,
+    blockPeers: deps.peers.blockedPeers(),
+    crashMidWrite: deps.faults.crashMidWriteArmed,
   });
 
   app.get('/v1/admin/faults', async () => {
@@ -41,15 +51,15 @@ export function registerFaultRoutes(app: FastifyInstance, node: TesseraNode): vo
   app.post('/v1/admin/faults', async (req) => {
     enabled();
     const body = parseInput(faultsBodySchema, req.body, 'body');
-    node.peers.unblock();
-    node.peers.block(body.blockPeers);
-    if (body.crashMidWrite === true) node.faults.armCrashMidWrite();
+    deps.peers.unblock();
+    deps.peers.block(body.blockPeers);
+    if (body.crashMidWrite === true) deps.faults.armCrashMidWrite();
     req.log.warn(body, 'fault injection: dropping traffic to peers');
     return current();
   });
   app.delete('/v1/admin/faults', async (req) => {
     enabled();
-    node.peers.unblock();
+    deps.peers.unblock();
     req.log.warn('fault injection: healed');
     return current();
   });

@@ -1,7 +1,11 @@
 /** GET, PUT and DELETE /v1/kv/:key — the client API (see docs/api.md). */
 import { encodeContext, TesseraError } from '@tessera/core';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { TesseraNode } from '../node/node.js';
+import type { AdmissionController } from '../background/admission.js';
+import type { Config } from '../config.js';
+import type { Coordinator } from '../coordinator/coordinator.js';
+import type { NodeMetrics } from '../node/metrics.js';
+import type { ReplicaStore } from '../storage/replica-store.js';
 import { type ContextSeal, contextSeal } from './contexts.js';
 import { renderSiblings } from './render.js';
 import {
@@ -15,8 +19,19 @@ import {
 
 type Op = 'get' | 'put' | 'delete' | 'get_local';
 
-export function registerKvRoutes(app: FastifyInstance, node: TesseraNode): void {
-  const contexts = contextSeal(node.config.clusterSecret);
+/** What the key-value routes use of a node. */
+export interface KvRouteDeps {
+  readonly config: Pick<Config, 'clusterSecret' | 'inflightMax'>;
+  readonly coordinator: Pick<Coordinator, 'get' | 'write'>;
+  /** For `?local=true` reads: this node's own copy. */
+  readonly store: Pick<ReplicaStore, 'read'>;
+  readonly metrics: Pick<NodeMetrics, 'requests' | 'inflight' | 'latency' | 'siblings'>;
+  /** Foreground latencies, which background work yields to (paper 6.5). */
+  readonly admission: Pick<AdmissionController, 'recordForeground'>;
+}
+
+export function registerKvRoutes(app: FastifyInstance, deps: KvRouteDeps): void {
+  const contexts = contextSeal(deps.config.clusterSecret);
   let inflight = 0;
   /**
    * Admission, in `onRequest`: a request past inflightMax is refused before its body is read, and
@@ -25,52 +40,52 @@ export function registerKvRoutes(app: FastifyInstance, node: TesseraNode): void 
   const admit =
     (op: Op) =>
     async (_req: FastifyRequest, reply: FastifyReply): Promise<void> => {
-      if (inflight >= node.config.inflightMax) {
-        node.metrics.requests.inc({ op, outcome: 'OVERLOADED' });
+      if (inflight >= deps.config.inflightMax) {
+        deps.metrics.requests.inc({ op, outcome: 'OVERLOADED' });
         throw new TesseraError(
           'OVERLOADED',
           `This node is serving ${inflight} requests, its limit. Retry after a second.`,
         );
       }
       inflight++;
-      node.metrics.inflight.set(inflight);
+      deps.metrics.inflight.set(inflight);
       reply.raw.once('close', () => {
         inflight--;
-        node.metrics.inflight.set(inflight);
+        deps.metrics.inflight.set(inflight);
       });
     };
   const guarded =
     (op: Op, handler: (req: FastifyRequest, reply: FastifyReply) => Promise<unknown>) =>
     async (req: FastifyRequest, reply: FastifyReply): Promise<unknown> => {
-      const end = node.metrics.latency.startTimer({ op });
+      const end = deps.metrics.latency.startTimer({ op });
       const startedMs = performance.now();
       try {
         const result = await handler(req, reply);
-        node.metrics.requests.inc({ op, outcome: reply.statusCode < 400 ? 'ok' : 'NOT_FOUND' });
+        deps.metrics.requests.inc({ op, outcome: reply.statusCode < 400 ? 'ok' : 'NOT_FOUND' });
         return result;
       } catch (err) {
-        node.metrics.requests.inc({ op, outcome: TesseraError.is(err) ? err.code : 'INTERNAL' });
+        deps.metrics.requests.inc({ op, outcome: TesseraError.is(err) ? err.code : 'INTERNAL' });
         throw err;
       } finally {
         end();
-        node.admission.recordForeground(performance.now() - startedMs);
+        deps.admission.recordForeground(performance.now() - startedMs);
       }
     };
 
   app.get(
     '/v1/kv/:key',
     { onRequest: admit('get') },
-    guarded('get', (req, reply) => getKey(node, contexts, req, reply)),
+    guarded('get', (req, reply) => getKey(deps, contexts, req, reply)),
   );
   app.put(
     '/v1/kv/:key',
     { onRequest: admit('put') },
-    guarded('put', (req) => putKey(node, contexts, req)),
+    guarded('put', (req) => putKey(deps, contexts, req)),
   );
   app.delete(
     '/v1/kv/:key',
     { onRequest: admit('delete') },
-    guarded('delete', (req) => deleteKey(node, contexts, req)),
+    guarded('delete', (req) => deleteKey(deps, contexts, req)),
   );
 }
 
@@ -79,7 +94,7 @@ function keyOf(req: FastifyRequest): string {
 }
 
 async function getKey(
-  node: TesseraNode,
+  deps: KvRouteDeps,
   contexts: ContextSeal,
   req: FastifyRequest,
   reply: FastifyReply,
@@ -88,8 +103,8 @@ async function getKey(
   const query = parseInput(readQuerySchema, req.query, 'query');
   const { state, context: issued } =
     query.local === 'true'
-      ? await localRead(node, key)
-      : await node.coordinator.get(key, {
+      ? await localRead(deps, key)
+      : await deps.coordinator.get(key, {
           ...(query.r === undefined ? {} : { r: query.r }),
           ...(query.timeoutMs === undefined ? {} : { timeoutMs: query.timeoutMs }),
         });
@@ -101,32 +116,32 @@ async function getKey(
     };
     return reply.code(404).send(body);
   }
-  node.metrics.siblings.observe(state.siblings.length);
+  deps.metrics.siblings.observe(state.siblings.length);
   return reply.type('application/json').send(renderSiblings(key, context, state));
 }
 
-async function localRead(node: TesseraNode, key: string) {
-  const state = (await node.store.read(key)) ?? { vv: [], siblings: [] };
+async function localRead(deps: KvRouteDeps, key: string) {
+  const state = (await deps.store.read(key)) ?? { vv: [], siblings: [] };
   return { state, context: encodeContext(key, { vv: state.vv, dots: [] }) };
 }
 
-async function putKey(node: TesseraNode, contexts: ContextSeal, req: FastifyRequest): Promise<unknown> {
+async function putKey(deps: KvRouteDeps, contexts: ContextSeal, req: FastifyRequest): Promise<unknown> {
   const key = keyOf(req);
   const query = parseInput(writeQuerySchema, req.query, 'query');
   const body = parseInput(putBodySchema, req.body, 'body');
   const value = Buffer.from(JSON.stringify(body.value), 'utf8');
-  const context = await node.coordinator.write(key, {
+  const context = await deps.coordinator.write(key, {
     value,
     ...writeOptions(query, opened(contexts, key, body.context)),
   });
   return { context: contexts.seal(key, context) };
 }
 
-async function deleteKey(node: TesseraNode, contexts: ContextSeal, req: FastifyRequest): Promise<unknown> {
+async function deleteKey(deps: KvRouteDeps, contexts: ContextSeal, req: FastifyRequest): Promise<unknown> {
   const key = keyOf(req);
   const query = parseInput(writeQuerySchema, req.query, 'query');
   const body = parseInput(deleteBodySchema, req.body, 'body');
-  const context = await node.coordinator.write(key, {
+  const context = await deps.coordinator.write(key, {
     value: undefined,
     ...writeOptions(query, opened(contexts, key, body.context)),
   });

@@ -18,7 +18,7 @@ export function httpsOptions(tls: NonNullable<Config['httpTls']>): ServerOptions
 }
 
 /** A fastify server factory for HTTPS, or undefined for plain HTTP. */
-export function httpsServerFactory(config: Config): FastifyServerFactory | undefined {
+export function httpsServerFactory(config: Pick<Config, 'httpTls'>): FastifyServerFactory | undefined {
   if (config.httpTls === undefined) return undefined;
   const options = httpsOptions(config.httpTls);
   // An https.Server serves fastify's handler exactly as an http.Server does; only the types differ.

@@ -32,16 +32,6 @@ export class NodeMetrics {
     help: 'HTTP connections closed on arrival because httpConnectionsMax were open.',
     registers: [this.registry],
   });
-  readonly peersDown = new Gauge({
-    name: 'tessera_peers_down',
-    help: 'Peers this node currently believes are down.',
-    registers: [this.registry],
-  });
-  readonly ringVersion = new Gauge({
-    name: 'tessera_ring_version',
-    help: 'Version of the ring this node holds.',
-    registers: [this.registry],
-  });
 
   constructor() {
     collectDefaultMetrics({ register: this.registry, prefix: 'tessera_process_' });
@@ -66,25 +56,47 @@ export interface BackgroundSources {
   };
 }
 
+type GaugeRead = (g: Gauge<string>) => void;
+
+/** A gauge whose value is read from its source at every scrape. */
+function scrapedGauge(
+  registry: Registry,
+  name: string,
+  help: string,
+  labelNames: string[],
+  read: GaugeRead,
+): void {
+  new Gauge({
+    name,
+    help,
+    labelNames,
+    registers: [registry],
+    collect() {
+      this.reset();
+      read(this);
+    },
+  });
+}
+
+export interface ClusterSources {
+  readonly peersDown: () => number;
+  readonly ringVersion: () => number;
+}
+
+/** Gauges read at scrape time from this node's view of the cluster. */
+export function registerClusterMetrics(registry: Registry, src: ClusterSources): void {
+  scrapedGauge(registry, 'tessera_peers_down', 'Peers this node currently believes are down.', [], (g) => {
+    g.set(src.peersDown());
+  });
+  scrapedGauge(registry, 'tessera_ring_version', 'Version of the ring this node holds.', [], (g) => {
+    g.set(src.ringVersion());
+  });
+}
+
 /** Gauges read at scrape time from the background components (hints, handoff, admission). */
 export function registerBackgroundMetrics(registry: Registry, src: BackgroundSources): void {
-  const gauge = (
-    name: string,
-    help: string,
-    labelNames: string[],
-    read: (g: Gauge<string>) => void,
-  ): void => {
-    new Gauge({
-      name,
-      help,
-      labelNames,
-      registers: [registry],
-      collect() {
-        this.reset();
-        read(this);
-      },
-    });
-  };
+  const gauge = (name: string, help: string, labelNames: string[], read: GaugeRead): void =>
+    scrapedGauge(registry, name, help, labelNames, read);
   gauge('tessera_hints_held', 'Hints held for a down replica, by target node.', ['target'], (g) => {
     for (const [target, h] of src.hints()) g.set({ target }, h.count);
   });

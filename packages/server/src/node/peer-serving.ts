@@ -1,0 +1,43 @@
+/**
+ * The gRPC side of a node: listens before the node has a cluster state or a store, so a peer that
+ * admitted it can reach it at once; data calls get NODE_NOT_READY until `ready`.
+ */
+import type { ClusterView } from '../cluster/cluster-view.js';
+import type { Config } from '../config.js';
+import type { Logger } from '../logger.js';
+import { PartitionSource } from '../transfer/source.js';
+import type { PeerSecurity } from '../transport/credentials.js';
+import { type PeerServerHandle, startPeerServer } from '../transport/grpc-server.js';
+import { peerServerSecurity } from '../transport/peer-security.js';
+import type { NodeParts } from './assembly.js';
+import { splitHostPort } from './host-port.js';
+import { PeerHandler } from './peer-handler.js';
+
+export interface PeerServing {
+  /** Serves data calls and transfers from these parts from now on. */
+  ready(parts: Pick<NodeParts, 'store' | 'hints' | 'coordinator' | 'merkle' | 'gossip'>): void;
+  readonly server: PeerServerHandle;
+}
+
+export async function listenForPeers(
+  config: Pick<Config, 'nodeId' | 'peer' | 'peerInflightMax'>,
+  view: ClusterView,
+  security: PeerSecurity,
+  log: Logger,
+): Promise<PeerServing> {
+  const handler = new PeerHandler(config.nodeId, view, log.child({ component: 'peer-handler' }));
+  const source = new PartitionSource();
+  const server = await startPeerServer(handler, {
+    ...splitHostPort(config.peer),
+    logger: log.child({ component: 'grpc' }),
+    inflightMax: config.peerInflightMax,
+    transfer: source,
+    security: peerServerSecurity(security, () => view.state, log.child({ component: 'peer-guard' })),
+  });
+  const ready: PeerServing['ready'] = ({ store, hints, coordinator, merkle, gossip }) => {
+    handler.ready({ store, coordinator, hints, merkle });
+    source.ready(store);
+    handler.changed = () => gossip.spread();
+  };
+  return { ready, server };
+}
