@@ -1,6 +1,13 @@
 import { describe, expect, it } from 'vitest';
+import { encodeState } from './codec.js';
 import { TesseraError } from './errors.js';
-import { checkReceivedState, isJsonText, TIME_MS_MAX } from './state-check.js';
+import {
+  checkReceivedState,
+  decodePeerState,
+  isJsonText,
+  PEER_DECODE_LIMITS,
+  TIME_MS_MAX,
+} from './state-check.js';
 import type { KeyState } from './versions.js';
 
 const text = (s: string): Uint8Array => new TextEncoder().encode(s);
@@ -58,5 +65,44 @@ describe('checkReceivedState', () => {
     expect(isJsonText(text('null'))).toBe(true);
     expect(isJsonText(text(' {"x": "ü"} '))).toBe(true);
     expect(isJsonText(text('{'))).toBe(false);
+  });
+});
+
+describe('decodePeerState', () => {
+  const sibling = (i: number) => ({
+    dot: { node: 'n1', counter: i + 1 },
+    lastModifiedMs: 1,
+    value: text('1'),
+  });
+
+  it('decodes what Tessera writes', () => {
+    const written = state({});
+    expect(decodePeerState(encodeState(written))).toEqual(written);
+  });
+
+  it.each([
+    ['bytes that do not decode', Uint8Array.of(1, 5)],
+    ['an unknown format version', Uint8Array.of(9, 0, 0)],
+    ['a value that is not JSON', encodeState(state({ value: text('<html>') }))],
+    [
+      'more siblings than a peer may send',
+      encodeState({
+        vv: [{ node: 'n1', counter: PEER_DECODE_LIMITS.siblingsMax + 1, timestampMs: 1 }],
+        siblings: Array.from({ length: PEER_DECODE_LIMITS.siblingsMax + 1 }, (_, i) => sibling(i)),
+      }),
+    ],
+    [
+      'more clock entries than a peer may send',
+      encodeState({
+        vv: Array.from({ length: PEER_DECODE_LIMITS.entriesMax + 1 }, (_, i) => ({
+          node: `n${String(i).padStart(5, '0')}`,
+          counter: 1,
+          timestampMs: 1,
+        })),
+        siblings: [],
+      }),
+    ],
+  ])('refuses %s with BAD_REQUEST', (_what, bytes) => {
+    expect(codeOf(() => decodePeerState(bytes))).toBe('BAD_REQUEST');
   });
 });

@@ -1,10 +1,16 @@
 /**
- * Checks a state that arrived from another node before it is stored: it must hold what Tessera
- * itself writes. Values are spliced into HTTP responses as they are, so one that is not JSON
- * would corrupt every later read of its key; a time past what a Date holds would fail them.
+ * The one way a state that came from another node is read, whatever brought it (a Replicate, a
+ * pipe batch, a handoff, a replica's read reply, an anti-entropy reply, a transfer page): decoded
+ * within bounds, so a hostile or broken peer cannot exhaust memory, then checked to hold what
+ * Tessera itself writes. Values are spliced into HTTP responses as they are, so one that is not
+ * JSON would corrupt every later read of its key; a time past what a Date holds would fail them.
  */
+import { type DecodeLimits, decodeState } from './codec.js';
 import { TesseraError } from './errors.js';
 import type { KeyState } from './versions.js';
+
+/** Bounds on one state a peer sends: at least the largest siblingsMax (10 000) and vvEntriesMax (256). */
+export const PEER_DECODE_LIMITS: DecodeLimits = Object.freeze({ entriesMax: 1024, siblingsMax: 10_000 });
 
 /** The last instant a JavaScript Date can represent, in ms since the epoch. */
 export const TIME_MS_MAX = 8_640_000_000_000_000;
@@ -12,6 +18,16 @@ export const TIME_MS_MAX = 8_640_000_000_000_000;
 const NODE_CHARS_MAX = 128;
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+/**
+ * `bytes` (core `encodeState`) from a peer as a state; BAD_REQUEST if they do not decode within
+ * PEER_DECODE_LIMITS or hold something Tessera would never have written.
+ */
+export function decodePeerState(bytes: Uint8Array): KeyState {
+  const state = decodeState(bytes, PEER_DECODE_LIMITS);
+  checkReceivedState(state);
+  return state;
+}
 
 /** Throws BAD_REQUEST naming the first thing in `state` that Tessera would never have written. */
 export function checkReceivedState(state: KeyState): void {

@@ -8,7 +8,7 @@
  */
 import {
   bucketOf,
-  decodeState,
+  decodePeerState,
   differingBuckets,
   diffKeyDigests,
   encodeState,
@@ -21,9 +21,6 @@ import {
 import type { ReplicaStore } from '../storage/replica-store.js';
 import { digestMap, listBuckets } from './listing.js';
 import type { AntiEntropyClient, BackgroundGate, ExchangeLimits, TransferCounts } from './types.js';
-
-/** Peer states are decoded with bounds, so a hostile or broken peer cannot exhaust memory. */
-const DECODE_LIMITS = { entriesMax: 1024, siblingsMax: 10_000 };
 
 export interface ExchangeDeps {
   /** Q, the ring's partition count. */
@@ -159,7 +156,7 @@ async function repairKey(key: string, deps: ExchangeDeps, counts: Counts): Promi
   const { store, client, limits } = deps;
   const bytes = await client.read(key, limits.timeoutMs);
   counts.bytesReceived += bytes?.length ?? 0;
-  const theirs = bytes === undefined ? undefined : decodeState(bytes, DECODE_LIMITS);
+  const theirs = bytes === undefined ? undefined : decodePeerState(bytes);
   const before = await store.read(key);
   const ours = theirs === undefined ? before : await store.merge(key, theirs);
   if (ours !== undefined && !sameOrAbsent(before, ours)) counts.keysPulled++;

@@ -3,7 +3,7 @@
  * other node's store and `MerkleResponder`, as the gRPC server would route it. For tests and the
  * deterministic simulation; it counts the calls and the state bytes, and can take a node down.
  */
-import { decodeState, type NodeId, TesseraError } from '@tessera/core';
+import { decodePeerState, type NodeId, TesseraError } from '@tessera/core';
 import type { ReplicaStore } from '../storage/replica-store.js';
 import type { MerkleResponder } from './responder.js';
 import type { AntiEntropyClient, AntiEntropyPeers } from './types.js';
@@ -57,7 +57,7 @@ export class InProcessNetwork {
       },
       replicate: async (key, state) => {
         this.calls.replicate++;
-        await target().store.merge(key, decodeState(state));
+        await target().store.merge(key, decodePeerState(state));
       },
       merkleHashes: async (partition, level, indices) => {
         this.calls.merkleHashes++;

@@ -3,11 +3,14 @@
  * (paper 4.8.3): a peer that fails a call is skipped for `peerRetryMs`, then tried again. No
  * global verdict is needed to route around a failure.
  */
-import { type ClusterState, type NodeId, TesseraError } from '@tessera/core';
+import { type ClusterState, type ErrorCode, type NodeId, TesseraError } from '@tessera/core';
 import type { Logger } from '../logger.js';
 import type { PeerClient } from '../transport/peer-api.js';
 
 export type PeerClientFactory = (address: string) => PeerClient;
+
+/** The failures that say a peer is unreachable, by default. */
+const DOWN_ON: readonly ErrorCode[] = ['PEER_UNAVAILABLE', 'TIMEOUT'];
 
 export interface PeerHealth {
   readonly nodeId: NodeId;
@@ -60,6 +63,34 @@ export class PeerDirectory {
   client(node: NodeId): PeerClient | undefined {
     const client = this.entries.get(node)?.client;
     return client !== undefined && this.blocked.has(node) ? unreachable(client.address, node) : client;
+  }
+
+  /**
+   * Calls `node` through `client(node)` and tells the failure detector how it went: a failure
+   * with one of the `downOn` codes marks the peer down, a success marks it alive. A node with no
+   * client (not a known member) fails with PEER_UNAVAILABLE.
+   */
+  async call<T>(
+    node: NodeId,
+    fn: (client: PeerClient) => Promise<T>,
+    downOn: readonly ErrorCode[] = DOWN_ON,
+  ): Promise<T> {
+    const client = this.client(node);
+    if (client === undefined) {
+      throw new TesseraError(
+        'PEER_UNAVAILABLE',
+        `Node ${node} is not a known member; its address is not known yet.`,
+        { peer: node },
+      );
+    }
+    try {
+      const result = await fn(client);
+      this.markAlive(node);
+      return result;
+    } catch (err) {
+      if (TesseraError.is(err) && downOn.includes(err.code)) this.markFailed(node, err);
+      throw err;
+    }
   }
 
   /** Drops all traffic from this node to `nodes` (a one-way network partition), until `unblock`. */

@@ -2,13 +2,10 @@
  * One way to reach a replica, whether it is this node (the local store) or a peer (gRPC):
  * the coordinator never cares which. Outcomes feed the local failure detector.
  */
-import { decodeState, encodeState, type KeyState, type NodeId, TesseraError } from '@tessera/core';
+import { decodePeerState, encodeState, type KeyState, type NodeId } from '@tessera/core';
 import type { PeerDirectory } from '../cluster/peers.js';
 import type { HintStore } from '../storage/hint-store.js';
 import type { ReplicaStore } from '../storage/replica-store.js';
-
-/** Peer replies are decoded with bounds, so a hostile or broken peer cannot exhaust memory. */
-const DECODE_LIMITS = { entriesMax: 1024, siblingsMax: 10_000 };
 
 export class Replicas {
   constructor(
@@ -24,8 +21,8 @@ export class Replicas {
 
   async read(node: NodeId, key: string, timeoutMs: number): Promise<KeyState | undefined> {
     if (node === this.self) return this.store.read(key);
-    const bytes = await this.call(node, (c) => c.read(key, timeoutMs));
-    return bytes === undefined ? undefined : decodeState(bytes, DECODE_LIMITS);
+    const bytes = await this.peers.call(node, (c) => c.read(key, timeoutMs));
+    return bytes === undefined ? undefined : decodePeerState(bytes);
   }
 
   /**
@@ -45,34 +42,11 @@ export class Replicas {
       else await this.hints.add(hint, key, state);
       return;
     }
-    await this.call(node, (c) => c.replicate(key, encoded, timeoutMs, hint));
+    await this.peers.call(node, (c) => c.replicate(key, encoded, timeoutMs, hint));
   }
 
   /** Sends a merged state to `node` without waiting (read repair); failures only mark the peer. */
   repair(node: NodeId, key: string, state: KeyState, timeoutMs: number): void {
     this.replicate(node, key, state, encodeState(state), timeoutMs).catch(() => {});
-  }
-
-  private async call<T>(
-    node: NodeId,
-    fn: (client: NonNullable<ReturnType<PeerDirectory['client']>>) => Promise<T>,
-  ): Promise<T> {
-    const client = this.peers.client(node);
-    if (client === undefined) {
-      throw new TesseraError(
-        'PEER_UNAVAILABLE',
-        `Node ${node} is not a known member; its address is not known yet.`,
-        { peer: node },
-      );
-    }
-    try {
-      const result = await fn(client);
-      this.peers.markAlive(node);
-      return result;
-    } catch (err) {
-      if (TesseraError.is(err) && (err.code === 'PEER_UNAVAILABLE' || err.code === 'TIMEOUT'))
-        this.peers.markFailed(node, err);
-      throw err;
-    }
   }
 }

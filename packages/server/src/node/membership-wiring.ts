@@ -24,7 +24,7 @@ export interface MembershipParts {
   readonly gossip: Gossip;
   readonly self: Member;
   readonly log: Logger;
-  /** TLS and identity for transfer pulls and joins (transport/credentials.ts). */
+  /** TLS and identity for joins (transport/credentials.ts). */
   readonly security?: PeerClientSecurity;
   /** The node's clock (offset under fault injection). */
   readonly now: () => number;
@@ -50,7 +50,7 @@ export function startMembership(p: MembershipParts): MembershipService {
     now: p.now,
     log,
     changed,
-    ...(p.security === undefined ? {} : { security: p.security }),
+    peers: p.peers,
   });
   const membership = new MembershipService({
     self: config.nodeId,

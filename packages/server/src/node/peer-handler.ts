@@ -4,8 +4,7 @@
  */
 import {
   type ClusterState,
-  checkReceivedState,
-  decodeState,
+  decodePeerState,
   isJsonText,
   type Member,
   TesseraError,
@@ -24,9 +23,6 @@ import type {
   MerkleKeysRequest,
   PeerApi,
 } from '../transport/peer-api.js';
-
-/** Bounds on what a peer may send in one state. */
-const DECODE_LIMITS = { entriesMax: 1024, siblingsMax: 10_000 };
 
 export interface Serving {
   readonly store: ReplicaStore;
@@ -59,8 +55,7 @@ export class PeerHandler implements PeerApi {
 
   async replicate(key: string, state: Uint8Array, hint?: string): Promise<void> {
     const serving = this.require();
-    const decoded = decodeState(state, DECODE_LIMITS);
-    checkReceivedState(decoded);
+    const decoded = decodePeerState(state);
     if (hint === undefined || hint === this.self) await serving.store.merge(key, decoded);
     else await serving.hints.add(hint, key, decoded);
   }

@@ -7,7 +7,7 @@
  */
 import {
   type ClusterState,
-  decodeState,
+  decodePeerState,
   MERKLE_BUCKETS,
   type NodeId,
   planTransfers,
@@ -16,14 +16,18 @@ import {
 } from '@tessera/core';
 import type { BackgroundGate } from '../background/admission.js';
 import type { ClusterView } from '../cluster/cluster-view.js';
+import type { PeerDirectory } from '../cluster/peers.js';
 import type { Logger } from '../logger.js';
 import type { ReplicaStore } from '../storage/replica-store.js';
 import { locate } from '../storage/stored-keys.js';
-import type { PeerClientSecurity } from '../transport/credentials.js';
-import { fetchTransferPage } from '../transport/transfer-stream.js';
-import type { CursorStore } from './cursor.js';
+import type { TransferEntry, TransferPage } from '../transport/peer-api.js';
+import type { CursorStore, TransferCursor } from './cursor.js';
 
-const DECODE_LIMITS = { entriesMax: 1024, siblingsMax: 10_000 };
+/**
+ * A page pulled slowly is no sign of a dead source: only an unreachable one is marked down, so
+ * foreground traffic is not routed around a node that is merely busy sending.
+ */
+const SOURCE_DOWN_ON = ['PEER_UNAVAILABLE'] as const;
 
 export interface TransferProgress {
   readonly partition: number;
@@ -52,8 +56,11 @@ export interface ReceiverDeps {
   readonly log: Logger;
   /** Called after this node confirmed a change, to spread it quickly. */
   readonly changed: () => void;
-  /** TLS and identity for the pulls (transport/credentials.ts). */
-  readonly security?: PeerClientSecurity;
+  /**
+   * The peers, as for every other peer call: pages come through `call`, so dial overrides, fault
+   * injection and the failure detector apply to transfers too.
+   */
+  readonly peers: Pick<PeerDirectory, 'call'>;
 }
 
 export class TransferReceiver {
@@ -121,44 +128,26 @@ export class TransferReceiver {
   /** Pulls one partition to its end; false if it must be continued later (deferred or no source answered). */
   private async pull(t: Transfer, state: ClusterState): Promise<boolean> {
     const shown = this.progress.get(t.partition)!;
-    let cursor = await this.deps.cursors.read(this.version, t.partition);
-    shown.keysSent = cursor.keysSent;
-    if (cursor.done) {
+    const at = { cursor: await this.deps.cursors.read(this.version, t.partition) };
+    shown.keysSent = at.cursor.keysSent;
+    if (at.cursor.done) {
       shown.progress = 1;
       return true;
     }
     const sources = t.sources.filter((s) => !this.deps.isDown(s));
     if (sources.length === 0) {
       // No replica left to copy from (paper 4.9 cannot help): anti-entropy must fill it in later.
-      if (t.sources.length === 0) return this.finish(t.partition, cursor.keysSent);
+      if (t.sources.length === 0) return this.finish(t.partition, at.cursor.keysSent);
       return false;
     }
     for (const source of sources) {
-      const peer = state.members.find((m) => m.nodeId === source)?.peer;
-      if (peer === undefined) continue;
       shown.from = source;
       try {
         for (;;) {
           if (!this.deps.gate.tryAcquire(this.deps.pageCost, 'transfer')) return false;
-          const page = {
-            partition: t.partition,
-            keysMax: this.deps.pageKeys,
-            ...(cursor.afterKey === undefined ? {} : { afterKey: cursor.afterKey }),
-          };
-          let received = 0;
-          for await (const chunk of fetchTransferPage(peer, page, this.deps.timeoutMs, this.deps.security)) {
-            for (const entry of chunk)
-              await this.deps.store.merge(entry.key, decodeState(entry.state, DECODE_LIMITS));
-            received += chunk.length;
-            const last = chunk.at(-1);
-            if (last === undefined) continue;
-            cursor = { afterKey: last.key, keysSent: cursor.keysSent + chunk.length, done: false };
-            await this.deps.cursors.write(this.version, t.partition, cursor);
-            shown.keysSent = cursor.keysSent;
-            shown.progress = (locate(state.ring.partitionCount, last.key).bucket + 1) / MERKLE_BUCKETS;
-          }
-          if (received < this.deps.pageKeys)
-            return this.finish(t.partition, cursor.keysSent, cursor.afterKey);
+          const received = await this.pullPage(source, t.partition, at, state.ring.partitionCount);
+          const { keysSent, afterKey } = at.cursor;
+          if (received < this.deps.pageKeys) return this.finish(t.partition, keysSent, afterKey);
         }
       } catch (err) {
         const code = TesseraError.is(err) ? err.code : 'INTERNAL';
@@ -169,6 +158,50 @@ export class TransferReceiver {
       }
     }
     return false;
+  }
+
+  /** Pulls the page after `at.cursor` from `source`, advancing the cursor chunk by chunk; the keys received. */
+  private async pullPage(
+    source: NodeId,
+    partition: number,
+    at: { cursor: TransferCursor },
+    partitionCount: number,
+  ): Promise<number> {
+    const page: TransferPage = {
+      partition,
+      keysMax: this.deps.pageKeys,
+      ...(at.cursor.afterKey === undefined ? {} : { afterKey: at.cursor.afterKey }),
+    };
+    let received = 0;
+    const onChunk = async (chunk: readonly TransferEntry[]): Promise<void> => {
+      received += chunk.length;
+      await this.mergeChunk(partition, chunk, at, partitionCount);
+    };
+    await this.deps.peers.call(
+      source,
+      (client) => client.transferPage(page, this.deps.timeoutMs, onChunk),
+      SOURCE_DOWN_ON,
+    );
+    return received;
+  }
+
+  /** Merges a chunk (refused whole if one of its states is malformed), then moves the cursor past it. */
+  private async mergeChunk(
+    partition: number,
+    chunk: readonly TransferEntry[],
+    at: { cursor: TransferCursor },
+    partitionCount: number,
+  ): Promise<void> {
+    const states = chunk.map((entry) => ({ key: entry.key, state: decodePeerState(entry.state) }));
+    for (const { key, state } of states) await this.deps.store.merge(key, state);
+    const last = chunk.at(-1);
+    if (last === undefined) return;
+    at.cursor = { afterKey: last.key, keysSent: at.cursor.keysSent + chunk.length, done: false };
+    await this.deps.cursors.write(this.version, partition, at.cursor);
+    const shown = this.progress.get(partition);
+    if (shown === undefined) return;
+    shown.keysSent = at.cursor.keysSent;
+    shown.progress = (locate(partitionCount, last.key).bucket + 1) / MERKLE_BUCKETS;
   }
 
   private async finish(partition: number, keysSent: number, afterKey?: string): Promise<boolean> {

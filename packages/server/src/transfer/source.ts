@@ -4,7 +4,8 @@
  */
 import { encodeState, TesseraError } from '@tessera/core';
 import type { ReplicaStore } from '../storage/replica-store.js';
-import type { TransferEntry, TransferPage, TransferSource } from '../transport/transfer-stream.js';
+import type { TransferEntry, TransferPage } from '../transport/peer-api.js';
+import type { TransferSource } from '../transport/transfer-stream.js';
 
 /** Bytes of states per chunk, well below the 4 MiB message limit. */
 const CHUNK_BYTES_MAX = 1024 * 1024;

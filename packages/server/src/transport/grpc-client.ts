@@ -24,16 +24,13 @@ import type {
   MerkleKeysReply,
   MerkleKeysRequest,
   PeerClient,
+  TransferEntry,
+  TransferPage,
 } from './peer-api.js';
 import { PipeClient, type PipeOp } from './pipe-client.js';
-import {
-  CODE_METADATA,
-  DETAILS_METADATA,
-  MESSAGE_BYTES_MAX_DEFAULT,
-  type PeerMethod,
-  peerService,
-} from './service.js';
-import { codeForStatus, fromWireError } from './wire-error.js';
+import { MESSAGE_BYTES_MAX_DEFAULT, type PeerMethod, peerService } from './service.js';
+import { pullTransferPage } from './transfer-stream.js';
+import { fromServiceError } from './wire-error.js';
 
 export interface PeerClientOptions {
   /** Failed calls are logged at debug level. */
@@ -126,6 +123,24 @@ class GrpcPeerClient implements PeerClient {
     return parsed;
   }
 
+  /** Over the same channel as every other call: no connection of its own per page. */
+  async transferPage(
+    request: TransferPage,
+    timeoutMs: number,
+    onChunk: (entries: readonly TransferEntry[]) => Promise<void>,
+  ): Promise<void> {
+    const rpc = 'TransferPartition';
+    const refusal = this.refusal(rpc, timeoutMs);
+    if (refusal !== undefined) throw refusal;
+    try {
+      await pullTransferPage(this.channel, { peer: this.address, rpc }, request, timeoutMs, onChunk);
+    } catch (error) {
+      if (TesseraError.is(error))
+        this.options.logger?.debug({ peer: this.address, rpc, code: error.code }, 'peer call failed');
+      throw error;
+    }
+  }
+
   close(): void {
     this.closed = true;
     this.pipe.close();
@@ -145,26 +160,8 @@ class GrpcPeerClient implements PeerClient {
 
   private call<Req, Res>(method: PeerMethod<Req, Res>, request: Req, timeoutMs: number): Promise<Res> {
     const rpc = method.path.slice(method.path.lastIndexOf('/') + 1);
-    if (!(timeoutMs > 0 && Number.isFinite(timeoutMs))) {
-      return Promise.reject(
-        new TesseraError(
-          'INTERNAL',
-          `timeoutMs must be a positive number of milliseconds, not ${timeoutMs}.`,
-          {
-            peer: this.address,
-            rpc,
-          },
-        ),
-      );
-    }
-    if (this.closed) {
-      return Promise.reject(
-        new TesseraError('PEER_UNAVAILABLE', `The client for peer ${this.address} is closed.`, {
-          peer: this.address,
-          rpc,
-        }),
-      );
-    }
+    const refusal = this.refusal(rpc, timeoutMs);
+    if (refusal !== undefined) return Promise.reject(refusal);
     return new Promise((resolve, reject) => {
       const done = (error: ServiceError | null, reply?: Res): void => {
         if (error === null && reply !== undefined) {
@@ -198,6 +195,21 @@ class GrpcPeerClient implements PeerClient {
     });
   }
 
+  /** Why a call cannot start: a deadline that is not one, or a closed client. */
+  private refusal(rpc: string, timeoutMs: number): TesseraError | undefined {
+    const peer = this.address;
+    if (!(timeoutMs > 0 && Number.isFinite(timeoutMs))) {
+      return new TesseraError(
+        'INTERNAL',
+        `timeoutMs must be a positive number of milliseconds, not ${timeoutMs}.`,
+        { peer, rpc },
+      );
+    }
+    if (this.closed)
+      return new TesseraError('PEER_UNAVAILABLE', `The client for peer ${peer} is closed.`, { peer, rpc });
+    return undefined;
+  }
+
   /** A reply that is well-formed protobuf but not a valid value is the peer's bug: INTERNAL. */
   private parseReply<S extends z.ZodType>(schema: S, reply: unknown, rpc: string): z.output<S> {
     return parseWire(schema, reply, 'INTERNAL', `The ${rpc} reply of peer ${this.address}`, {
@@ -217,19 +229,6 @@ class GrpcPeerClient implements PeerClient {
     const peer = this.address;
     if (error === null)
       return new TesseraError('INTERNAL', `Peer ${peer} answered ${rpc} with nothing.`, { peer, rpc });
-    const remoteCode = error.metadata?.get(CODE_METADATA)[0];
-    if (typeof remoteCode === 'string') {
-      const details = error.metadata.get(DETAILS_METADATA)[0];
-      const json = typeof details === 'string' ? details : undefined;
-      return fromWireError(remoteCode, error.details, json, { peer, rpc }, error);
-    }
-    const code = codeForStatus(error.code);
-    const message =
-      code === 'TIMEOUT'
-        ? `Peer ${peer} did not answer ${rpc} within ${timeoutMs} ms.`
-        : code === 'PEER_UNAVAILABLE'
-          ? `Peer ${peer} is unavailable: ${error.details}`
-          : `Peer ${peer} failed ${rpc}: ${error.details}`;
-    return new TesseraError(code, message, { peer, rpc, grpcStatus: error.code }, { cause: error });
+    return fromServiceError(error, { peer, rpc }, timeoutMs);
   }
 }

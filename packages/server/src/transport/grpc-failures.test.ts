@@ -1,8 +1,10 @@
+import { TesseraError } from '@tessera/core';
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
 import { expectTesseraError, FakePeer, freePort, TIMEOUT_MS } from '../../test/grpc-kit.js';
 import { createPeerClient } from './grpc-client.js';
 import { startPeerServer } from './grpc-server.js';
+import type { TransferEntry } from './peer-api.js';
 
 describe('gRPC peer transport failures', () => {
   it('fails with PEER_UNAVAILABLE within the deadline when nobody listens', async () => {
@@ -84,6 +86,39 @@ describe('gRPC peer transport failures', () => {
       ).rejects.toThrow(/Cannot listen for peers on 127\.0\.0\.1:/);
     } finally {
       await first.close();
+    }
+  });
+
+  it('fails a transfer page with the code the source chose, or PEER_UNAVAILABLE, and the channel serves on', async () => {
+    const silent = pino({ level: 'silent' });
+    const transfer = {
+      // biome-ignore lint/correctness/useYield: a source that fails before its first chunk
+      page: async function* (): AsyncIterable<TransferEntry[]> {
+        throw new TesseraError('CLUSTER_MISMATCH', 'Partition 9 does not exist.');
+      },
+    };
+    const server = await startPeerServer(new FakePeer(), {
+      host: '127.0.0.1',
+      port: 0,
+      logger: silent,
+      transfer,
+    });
+    const client = createPeerClient(`127.0.0.1:${server.port}`);
+    const nobody = createPeerClient(`127.0.0.1:${await freePort()}`);
+    const page = { partition: 9, keysMax: 10 };
+    const ignore = async (): Promise<void> => {};
+    try {
+      const error = await expectTesseraError(
+        client.transferPage(page, TIMEOUT_MS, ignore),
+        'CLUSTER_MISMATCH',
+      );
+      expect(error.details).toMatchObject({ rpc: 'TransferPartition' });
+      expect(await client.read('k', TIMEOUT_MS)).toBeUndefined();
+      await expectTesseraError(nobody.transferPage(page, TIMEOUT_MS, ignore), 'PEER_UNAVAILABLE');
+    } finally {
+      client.close();
+      nobody.close();
+      await server.close();
     }
   });
 });

@@ -40,6 +40,20 @@ export interface MerkleKeysReply {
   readonly bucketsDone: number;
 }
 
+/** One key of a partition transfer and its state (core `encodeState` bytes). */
+export interface TransferEntry {
+  readonly key: string;
+  readonly state: Uint8Array;
+}
+
+/** Which keys of a partition a transfer receiver asks for (paper 4.9). */
+export interface TransferPage {
+  readonly partition: number;
+  /** Resume after this key (exclusive). */
+  readonly afterKey?: string;
+  readonly keysMax: number;
+}
+
 /** Implemented by the node; served to peers over gRPC. */
 export interface PeerApi {
   /** This replica's stored state of `key` (core `encodeState` bytes), or undefined if none. */
@@ -80,5 +94,15 @@ export interface PeerClient {
     timeoutMs: number,
   ): Promise<Uint8Array>;
   merkleKeys(request: MerkleKeysRequest, timeoutMs: number): Promise<MerkleKeysReply>;
+  /**
+   * Partition transfer (paper 4.9): one page of a partition's keys, streamed in chunks; each chunk
+   * goes to `onChunk` as it arrives, the next one waiting for it. Resolves once the page ended;
+   * rejects with the first failure, the peer's or `onChunk`'s. `timeoutMs` covers the whole page.
+   */
+  transferPage(
+    request: TransferPage,
+    timeoutMs: number,
+    onChunk: (entries: readonly TransferEntry[]) => Promise<void>,
+  ): Promise<void>;
   close(): void;
 }

@@ -1,37 +1,24 @@
 /**
  * Partition transfer over a server-streaming gRPC call (paper 4.9): the receiver asks a source
  * for a page of a partition's keys after a cursor; the source streams them as chunks of key +
- * encoded state. Served on the same port as the Peer service, under the same service name.
+ * encoded state. Served on the same port as the Peer service, under the same service name; pulled
+ * through the peer client (`PeerClient.transferPage`), over its channel.
  */
 import {
-  Client,
-  credentials,
+  type Client,
   Metadata,
   type Server,
   type ServerWritableStream,
   type ServiceError,
-  status,
 } from '@grpc/grpc-js';
 import { ERROR_CODES, PARTITION_COUNT_MAX, TesseraError } from '@tessera/core';
 import { z } from 'zod';
 import type { Logger } from '../logger.js';
 import { parseWire } from './convert.js';
-import type { PeerClientSecurity } from './credentials.js';
 import * as pb from './generated/tessera/peer/v1/peer.js';
-import { CODE_METADATA, DecodeFailure, MESSAGE_BYTES_MAX_DEFAULT } from './service.js';
-
-export interface TransferEntry {
-  readonly key: string;
-  /** Core `encodeState` bytes. */
-  readonly state: Uint8Array;
-}
-
-export interface TransferPage {
-  readonly partition: number;
-  /** Resume after this key (exclusive). */
-  readonly afterKey?: string;
-  readonly keysMax: number;
-}
+import type { TransferEntry, TransferPage } from './peer-api.js';
+import { CODE_METADATA, DecodeFailure } from './service.js';
+import { fromServiceError } from './wire-error.js';
 
 /** What a node serves to receivers: one page of a partition as chunks. */
 export interface TransferSource {
@@ -101,50 +88,39 @@ async function serve(
   call.end();
 }
 
-/** Pulls one page from the peer at `address`; yields chunks as they arrive. */
-export async function* fetchTransferPage(
-  address: string,
+/**
+ * Pulls one page over `channel` (the peer client's, transport/grpc-client.ts), handing each chunk
+ * to `onChunk` before reading the next. A page left early (a failure, or `onChunk` threw) is
+ * cancelled, so the source stops sending.
+ */
+export async function pullTransferPage(
+  channel: Client,
+  where: { readonly peer: string; readonly rpc: string },
   request: TransferPage,
   timeoutMs: number,
-  security?: PeerClientSecurity,
-): AsyncIterable<TransferEntry[]> {
-  const client = new Client(address, security?.credentials ?? credentials.createInsecure(), {
-    ...security?.options,
-    'grpc.max_receive_message_length': MESSAGE_BYTES_MAX_DEFAULT,
-  });
-  const path = pb.PeerService.transferPartition.path;
+  onChunk: (entries: readonly TransferEntry[]) => Promise<void>,
+): Promise<void> {
+  const method = pb.PeerService.transferPartition;
+  const stream = channel.makeServerStreamRequest(
+    method.path,
+    method.requestSerialize,
+    method.responseDeserialize,
+    request,
+    { deadline: Date.now() + timeoutMs },
+  );
+  // The status of a cancelled call arrives as an 'error' nobody else may be listening to by then.
+  stream.on('error', () => {});
+  let ended = false;
   try {
-    const stream = client.makeServerStreamRequest(
-      path,
-      pb.PeerService.transferPartition.requestSerialize,
-      pb.PeerService.transferPartition.responseDeserialize,
-      request,
-      { deadline: Date.now() + timeoutMs },
-    );
-    try {
-      for await (const chunk of stream as AsyncIterable<pb.TransferPartitionResponse>) {
-        yield chunk.entries.map((e) =>
-          parseWire(entrySchema, e, 'INTERNAL', `Transfer chunk from ${address}`),
-        );
-      }
-    } catch (err) {
-      throw toTesseraError(err, address);
+    for await (const chunk of stream as AsyncIterable<pb.TransferPartitionResponse>) {
+      const what = `A transfer chunk from peer ${where.peer}`;
+      await onChunk(chunk.entries.map((e) => parseWire(entrySchema, e, 'INTERNAL', what, { ...where })));
     }
+    ended = true;
+  } catch (error) {
+    if (TesseraError.is(error)) throw error;
+    throw fromServiceError(error as ServiceError, where, timeoutMs);
   } finally {
-    client.close();
+    if (!ended) stream.cancel();
   }
-}
-
-function toTesseraError(err: unknown, address: string): TesseraError {
-  if (TesseraError.is(err)) return err;
-  const e = err as Partial<ServiceError>;
-  const code =
-    e.code === status.UNAVAILABLE
-      ? 'PEER_UNAVAILABLE'
-      : e.code === status.DEADLINE_EXCEEDED
-        ? 'TIMEOUT'
-        : 'INTERNAL';
-  return new TesseraError(code, `Partition transfer from ${address} failed: ${e.details ?? String(err)}`, {
-    peer: address,
-  });
 }

@@ -3,7 +3,7 @@
  * calls carry it in a gRPC status plus trailing metadata, pipe calls in a `PipeError`; both sides
  * use these functions, so the caller rebuilds the very error the peer's handler threw.
  */
-import { status } from '@grpc/grpc-js';
+import { type ServiceError, status } from '@grpc/grpc-js';
 import {
   codeForGrpcStatus,
   type ErrorCode,
@@ -12,6 +12,7 @@ import {
   TesseraError,
 } from '@tessera/core';
 import type { Logger } from '../logger.js';
+import { CODE_METADATA, DETAILS_METADATA } from './service.js';
 
 /** Bounds keep the trailers far below HTTP/2 header limits. */
 const MESSAGE_CHARS_MAX = 2_048;
@@ -52,6 +53,32 @@ export function fromWireError(
     });
   }
   return new TesseraError(code, message, { ...parseDetails(details), ...where }, { cause });
+}
+
+/**
+ * A failed gRPC call as the error the peer's handler threw, when the peer says so in trailing
+ * metadata, else one derived from the gRPC status (the transport chose it).
+ */
+export function fromServiceError(
+  error: ServiceError,
+  where: { readonly peer: string; readonly rpc: string },
+  timeoutMs: number,
+): TesseraError {
+  const { peer, rpc } = where;
+  const remoteCode = error.metadata?.get(CODE_METADATA)[0];
+  if (typeof remoteCode === 'string') {
+    const details = error.metadata.get(DETAILS_METADATA)[0];
+    const json = typeof details === 'string' ? details : undefined;
+    return fromWireError(remoteCode, error.details, json, where, error);
+  }
+  const code = codeForStatus(error.code);
+  const message =
+    code === 'TIMEOUT'
+      ? `Peer ${peer} did not answer ${rpc} within ${timeoutMs} ms.`
+      : code === 'PEER_UNAVAILABLE'
+        ? `Peer ${peer} is unavailable: ${error.details}`
+        : `Peer ${peer} failed ${rpc}: ${error.details}`;
+  return new TesseraError(code, message, { peer, rpc, grpcStatus: error.code }, { cause: error });
 }
 
 function parseDetails(json: string | undefined): ErrorDetails | undefined {

@@ -102,6 +102,11 @@ export class SimNetwork {
 }
 
 class SimPeerClient implements PeerClient {
+  /** The simulation moves no partitions. */
+  transferPage(): Promise<void> {
+    return Promise.reject(new TesseraError('NOT_SUPPORTED', 'The simulation does not transfer partitions.'));
+  }
+
   readonly address: string;
 
   constructor(
