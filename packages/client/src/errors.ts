@@ -1,121 +1,92 @@
 /**
- * The client's one error type. `code` is stable: either a server code (from the HTTP error body
- * `error.code`, listed in docs/errors.md) or one of the client codes below (listed in the client
- * README). Codes are never renamed or reused.
+ * The client's face of Tessera's one error class (@tessera/core): the same brand, fields and
+ * `is()`, so `instanceof` and `TesseraError.is` hold for an error from the client, from core or
+ * from another installed copy of either. Only the constructor differs: it takes the facts of the
+ * call in one object, as the client always did. `code` is a node's code (from the HTTP error body,
+ * passed through as is even when a newer node sends one this version does not know) or a client
+ * code; every code is in `ERROR_CODES` and docs/errors.md.
  */
-import type { ErrorCode as ServerErrorCode } from '@tessera/core';
+import {
+  CLIENT_ERROR_CODE_LIST,
+  type ClientErrorCode,
+  TesseraError as CoreTesseraError,
+  ERROR_CODES,
+  type ErrorCode,
+  type ErrorDetails,
+  type ErrorFacts,
+  type NodeErrorCode,
+  type TesseraErrorOptions,
+} from '@tessera/core';
 
-export type { ServerErrorCode };
+export type { ClientErrorCode };
+/** The codes a node answers with. */
+export type ServerErrorCode = NodeErrorCode;
 
-/** Codes the client raises itself; each is documented in packages/client/README.md. */
-export const CLIENT_ERROR_CODES = {
-  SIBLINGS_UNRESOLVED: 'The key has more than one sibling and no resolver was given to merge them.',
-  NODE_UNREACHABLE: 'No connection could be made to the node: the request surely did not reach it.',
-  CONNECTION_FAILED:
-    'The connection failed after the request may have been sent: a write may have been applied.',
-  REQUEST_TIMEOUT: 'The node did not answer within timeoutMs: a write may have been applied.',
-  ABORTED: "The caller's AbortSignal aborted the call.",
-  BAD_RESPONSE: 'The node answered something that is not the Tessera HTTP API.',
-  VALIDATION_FAILED: "A value given to a collection does not match the collection's schema.",
-  INVALID_STORED_VALUE: "A value stored under a collection's key does not match the collection's schema.",
-  INVALID_ARGUMENT: 'An argument or option given to the client is invalid.',
-  RESOLVER_FAILED: 'The resolver threw or returned a value it cannot have meant to store.',
-  CLIENT_CLOSED: 'The client was closed.',
-} as const;
+/** Codes the client raises itself, with their summaries (the client rows of `ERROR_CODES`). */
+export const CLIENT_ERROR_CODES: { readonly [C in ClientErrorCode]: string } =
+  /* @__PURE__ */ Object.fromEntries(
+    CLIENT_ERROR_CODE_LIST.map((code) => [code, ERROR_CODES[code].summary]),
+  ) as { readonly [C in ClientErrorCode]: string };
 
-export type ClientErrorCode = keyof typeof CLIENT_ERROR_CODES;
+/** Every code this version knows, and any other string (a code from a newer node). */
+export type TesseraErrorCode = ErrorCode | (string & {});
 
-/**
- * Every code a `TesseraError` from this package may carry. A newer server may send a code this
- * client does not know yet; it is passed through as is, hence the open string.
- */
-export type TesseraErrorCode = ServerErrorCode | ClientErrorCode | (string & {});
-
-export interface TesseraErrorInit {
-  /** HTTP status of the node's answer, when a node answered. */
-  readonly status?: number;
-  /** Id of the node that answered or was tried (when the client knows it). */
-  readonly nodeId?: string;
-  /** Base URL of that node. */
-  readonly node?: string;
-  /** The key the call was about. */
-  readonly key?: string;
-  /** For writes: true when the write may have been applied although the call failed. */
-  readonly maybeApplied?: boolean;
-  /** How many HTTP attempts the call made. */
-  readonly attempts?: number;
-  /** Retry-After from the node, in milliseconds. */
-  readonly retryAfterMs?: number;
-  readonly details?: Readonly<Record<string, unknown>>;
-  readonly cause?: unknown;
+export interface TesseraErrorInit extends TesseraErrorOptions {
+  /** @deprecated Use `httpStatus`. */
+  readonly status?: number | undefined;
+  readonly details?: Readonly<Record<string, unknown>> | undefined;
 }
 
-const BRAND = Symbol.for('tessera.client.error');
+/** What `JSON.stringify` shows of a client's error; an error from core shows the first three. */
+export interface TesseraErrorJson extends ErrorFacts {
+  readonly name?: string;
+  readonly code: ErrorCode;
+  readonly message: string;
+  readonly details?: ErrorDetails | undefined;
+}
 
-export class TesseraError extends Error {
-  readonly code: TesseraErrorCode;
-  readonly status: number | undefined;
-  readonly nodeId: string | undefined;
-  readonly node: string | undefined;
-  readonly key: string | undefined;
-  readonly maybeApplied: boolean;
-  readonly attempts: number;
-  readonly retryAfterMs: number | undefined;
-  readonly details: Readonly<Record<string, unknown>> | undefined;
-  readonly [BRAND] = true;
-
+export class TesseraError extends CoreTesseraError {
   constructor(code: TesseraErrorCode, message: string, init: TesseraErrorInit = {}) {
-    super(message, init.cause === undefined ? undefined : { cause: init.cause });
-    this.name = 'TesseraError';
-    this.code = code;
-    this.status = init.status;
-    this.nodeId = init.nodeId;
-    this.node = init.node;
-    this.key = init.key;
-    this.maybeApplied = init.maybeApplied ?? false;
-    this.attempts = init.attempts ?? 1;
-    this.retryAfterMs = init.retryAfterMs;
-    this.details = init.details;
+    const { status, details, ...options } = init;
+    super(code as ErrorCode, message, details, { ...options, httpStatus: options.httpStatus ?? status });
   }
 
-  /** A copy with more facts filled in (the first value given wins for node, status and key). */
-  with(init: TesseraErrorInit): TesseraError {
-    return new TesseraError(this.code, this.message, {
-      status: this.status ?? init.status,
-      nodeId: this.nodeId ?? init.nodeId,
-      node: this.node ?? init.node,
-      key: this.key ?? init.key,
-      maybeApplied: this.maybeApplied || (init.maybeApplied ?? false),
-      attempts: init.attempts ?? this.attempts,
-      retryAfterMs: this.retryAfterMs ?? init.retryAfterMs,
-      details: this.details ?? init.details,
-      cause: this.cause ?? init.cause,
-    });
-  }
-
-  toJSON(): Record<string, unknown> {
+  /** For logs: the code, message and every fact of the call. */
+  override toJSON(): TesseraErrorJson {
     return {
       name: this.name,
       code: this.code,
       message: this.message,
-      status: this.status,
+      httpStatus: this.httpStatus,
       nodeId: this.nodeId,
       node: this.node,
       key: this.key,
       maybeApplied: this.maybeApplied,
       attempts: this.attempts,
+      retryAfterMs: this.retryAfterMs,
       details: this.details,
     };
   }
 
-  /** Works across two installed copies of the package, unlike plain `instanceof`. */
-  static is(value: unknown, code?: TesseraErrorCode): value is TesseraError {
-    const branded =
-      typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[BRAND] === true;
-    return branded && (code === undefined || (value as TesseraError).code === code);
+  /** Like the core class's, and the copy is of this class (for its `toJSON`). */
+  override with(more: TesseraErrorInit): TesseraError {
+    const { status, ...rest } = more;
+    const e = super.with({ ...rest, httpStatus: rest.httpStatus ?? status });
+    return new TesseraError(e.code, e.message, {
+      httpStatus: e.httpStatus,
+      nodeId: e.nodeId,
+      node: e.node,
+      key: e.key,
+      maybeApplied: e.maybeApplied,
+      attempts: e.attempts,
+      retryAfterMs: e.retryAfterMs,
+      details: e.details,
+      cause: e.cause,
+    });
   }
-}
 
-export function isClientErrorCode(code: string): code is ClientErrorCode {
-  return Object.hasOwn(CLIENT_ERROR_CODES, code);
+  /** The brand, like the core class: an error from any package or copy of the family. */
+  static override [Symbol.hasInstance](value: unknown): value is TesseraError {
+    return CoreTesseraError.is(value);
+  }
 }

@@ -16,6 +16,7 @@ export {
   TesseraError,
   type TesseraErrorCode,
   type TesseraErrorInit,
+  type TesseraErrorJson,
 } from './errors.js';
 export type { BackoffOptions } from './http/retry.js';
 export type { RequestCounters, RequestEvent } from './http/stats.js';

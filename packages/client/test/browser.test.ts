@@ -36,9 +36,15 @@ try {
   const merged = await client.getValue(key, { resolver: resolvers.cart() });
   let error;
   try { await client.put(key, 1, { context: 'c1.forged' }); }
-  catch (err) { error = { is: TesseraError.is(err), code: err.code, status: err.status, node: err.node }; }
+  catch (err) {
+    error = { is: TesseraError.is(err, 'INVALID_CONTEXT'), instance: err instanceof TesseraError, code: err.code,
+      httpStatus: err.httpStatus, status: err.status, node: err.node };
+  }
+  let keyError;
+  try { await client.get(''); }
+  catch (err) { keyError = { code: err.code, httpStatus: err.httpStatus, node: err.node }; }
   const stats = client.stats();
-  window.__result = { siblings: read.siblings.length, items: cart.items(merged.value), error,
+  window.__result = { siblings: read.siblings.length, items: cart.items(merged.value), error, keyError,
     routed: stats.ring !== undefined, requests: stats.requests, userAgent: navigator.userAgent };
 } catch (err) {
   window.__result = { failed: String(err && err.stack || err) };
@@ -108,7 +114,16 @@ describe('the client in headless Chromium', () => {
         { item: 'apple', quantity: 2 },
         { item: 'pear', quantity: 1 },
       ],
-      error: { is: true, code: 'INVALID_CONTEXT', status: 400, node: pages.url },
+      error: {
+        is: true,
+        instance: true,
+        code: 'INVALID_CONTEXT',
+        httpStatus: 400,
+        status: 400,
+        node: pages.url,
+      },
+      // Raised by the client itself, without a round trip, with the status a node would answer.
+      keyError: { code: 'INVALID_KEY', httpStatus: 400 },
       routed: false,
       userAgent: expect.stringContaining('Chrome'),
     });

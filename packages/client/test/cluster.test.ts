@@ -99,7 +99,7 @@ describe('siblings and contexts', () => {
   it("carries the server's code, the HTTP status and the node that answered", async () => {
     const c = client(0);
     const err = await failure(c.put('doc/x', 1, { context: 'c1.tampered' }));
-    expect(err).toMatchObject({ code: 'INVALID_CONTEXT', status: 400, maybeApplied: false });
+    expect(err).toMatchObject({ code: 'INVALID_CONTEXT', httpStatus: 400, maybeApplied: false });
     expect(cluster.nodes.map((n) => n.url)).toContain(err.node);
     expect(['n0', 'n1', 'n2']).toContain(err.nodeId);
   });

@@ -135,7 +135,7 @@ describe('retries only where safe', () => {
     const err = await failure(client.put(key, 'v'));
     expect(err).toMatchObject({
       code: 'INSUFFICIENT_REPLICAS',
-      status: 503,
+      httpStatus: 503,
       nodeId: 'c',
       maybeApplied: true,
     });
@@ -186,7 +186,8 @@ describe('retries only where safe', () => {
     const { fake, client } = setup();
     for (const id of IDS) fake.faults.set(id, { kind: 'error', status: 503, code: 'TIMEOUT' });
     const err = await failure(client.get('k', { retries: 1 }));
-    expect(err).toMatchObject({ code: 'TIMEOUT', status: 503, attempts: 2, maybeApplied: false });
+    // The status the node answered, not the code's (504): what the client saw.
+    expect(err).toMatchObject({ code: 'TIMEOUT', httpStatus: 503, attempts: 2, maybeApplied: false });
   });
 
   it('times out an attempt after timeoutMs, and stops at once when the caller aborts', async () => {

@@ -39,6 +39,9 @@ function base64url(text: string): string {
   return btoa(binary).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
 }
 
+/** The payload of an encoded context: the part its checksum signs, with the key. */
+const payloadOf = (encoded: string): string => encoded.split('.')[1]!;
+
 /** A context with a valid checksum around any payload, to reach the checks behind the checksum. */
 const forge = (key: string, payload: string): string =>
   `c1.${payload}.${checksum64(utf8(`${key}\u0000${payload}`))}`;
@@ -151,8 +154,8 @@ describe('encodeContext / decodeContext', () => {
     );
   });
 
-  it('validates the payload behind a valid checksum: anything decoded is a well-formed clock', () => {
-    const payload = fc.oneof(
+  it('validates the payload behind a valid checksum: anything decoded is a well-formed clock, and valid clocks decode', () => {
+    const junk = fc.oneof(
       fc.string(),
       fc.json().map(base64url),
       fc.record({ v: fc.jsonValue(), d: fc.jsonValue() }).map((o) => base64url(JSON.stringify(o))),
@@ -163,9 +166,21 @@ describe('encodeContext / decodeContext', () => {
         })
         .map((o) => base64url(JSON.stringify(o))),
     );
+    // Half the payloads are the encoder's own (it signs nothing but the payload with the key),
+    // so a decoder that rejected everything would fail here too.
+    const payload = fc.oneof(
+      junk.map((p) => ({ p, valid: undefined })),
+      contextArb.map((valid) => ({ p: payloadOf(encodeContext('any key', valid)), valid })),
+    );
     fc.assert(
-      fc.property(keyArb, payload, (key, p) => {
+      fc.property(keyArb, payload, (key, { p, valid }) => {
         const ctx = decodeOrInvalid(key, forge(key, p));
+        if (valid !== undefined) {
+          expect(ctx, `rejected the valid payload ${p}`).toBeDefined();
+          expect(pairs(ctx!.vv)).toEqual(pairs(valid.vv));
+          expect(pairs(ctx!.dots)).toEqual(pairs(valid.dots));
+          expect(ctx!.coordinator).toBe(valid.coordinator);
+        }
         if (ctx === undefined) return;
         for (const list of [ctx.vv, ctx.dots]) {
           for (let i = 0; i < list.length; i++) {

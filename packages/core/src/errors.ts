@@ -1,212 +1,123 @@
 /**
- * One error type for all of Tessera, with stable codes. A code is never renamed or reused;
- * every code is listed in docs/errors.md (a test checks it).
+ * One error class for all of Tessera, nodes and client SDK alike, with the stable codes of
+ * ./errors-table.ts. `TesseraError.is(err)` and `err instanceof TesseraError` recognise an error
+ * made by any package of the family and by any installed copy of it, through a global brand.
  */
+import { ERROR_CODES, type ErrorCode, GrpcStatus, isErrorCode } from './errors-table.js';
 
-/** gRPC status codes used by the table (numeric values from the gRPC spec). */
-export const GrpcStatus = {
-  OK: 0,
-  CANCELLED: 1,
-  INVALID_ARGUMENT: 3,
-  DEADLINE_EXCEEDED: 4,
-  NOT_FOUND: 5,
-  ALREADY_EXISTS: 6,
-  PERMISSION_DENIED: 7,
-  RESOURCE_EXHAUSTED: 8,
-  FAILED_PRECONDITION: 9,
-  ABORTED: 10,
-  UNIMPLEMENTED: 12,
-  INTERNAL: 13,
-  UNAVAILABLE: 14,
-  UNAUTHENTICATED: 16,
-} as const;
-
-interface CodeInfo {
-  readonly http: number;
-  readonly grpc: number;
-  /** One line for docs/errors.md: what the code means. */
-  readonly summary: string;
-}
-
-/** The single table from error code to HTTP and gRPC status. */
-export const ERROR_CODES = {
-  BAD_REQUEST: { http: 400, grpc: GrpcStatus.INVALID_ARGUMENT, summary: 'The request is malformed.' },
-  INVALID_JSON: { http: 400, grpc: GrpcStatus.INVALID_ARGUMENT, summary: 'The body is not valid JSON.' },
-  INVALID_KEY: {
-    http: 400,
-    grpc: GrpcStatus.INVALID_ARGUMENT,
-    summary: 'The key is empty or longer than 1024 bytes of UTF-8.',
-  },
-  INVALID_CONTEXT: {
-    http: 400,
-    grpc: GrpcStatus.INVALID_ARGUMENT,
-    summary: 'The context is malformed, tampered with, truncated, or belongs to another key.',
-  },
-  INVALID_QUORUM: {
-    http: 400,
-    grpc: GrpcStatus.INVALID_ARGUMENT,
-    summary: 'r or w is not a whole number from 1 to N, or timeoutMs is out of range.',
-  },
-  NOT_FOUND: { http: 404, grpc: GrpcStatus.NOT_FOUND, summary: 'The key has no live value.' },
-  ROUTE_NOT_FOUND: { http: 404, grpc: GrpcStatus.UNIMPLEMENTED, summary: 'No such endpoint.' },
-  TOO_MANY_SIBLINGS: {
-    http: 409,
-    grpc: GrpcStatus.FAILED_PRECONDITION,
-    summary: 'The write would leave the key with more siblings than siblingsMax.',
-  },
-  CLOCK_TOO_LARGE: {
-    http: 409,
-    grpc: GrpcStatus.FAILED_PRECONDITION,
-    summary: "The write would grow the key's version vector past vvEntriesMax.",
-  },
-  VALUE_TOO_LARGE: {
-    http: 413,
-    grpc: GrpcStatus.RESOURCE_EXHAUSTED,
-    summary: 'The value or the request body is larger than allowed.',
-  },
-  REQUEST_TOO_SLOW: {
-    http: 408,
-    grpc: GrpcStatus.DEADLINE_EXCEEDED,
-    summary: 'The client did not send the whole request in time; the node closed the connection.',
-  },
-  HEADERS_TOO_LARGE: {
-    http: 431,
-    grpc: GrpcStatus.RESOURCE_EXHAUSTED,
-    summary: 'The request headers are larger than the node accepts (16 KiB).',
-  },
-  UNSUPPORTED_MEDIA_TYPE: {
-    http: 415,
-    grpc: GrpcStatus.INVALID_ARGUMENT,
-    summary: 'The body is not application/json.',
-  },
-  INSUFFICIENT_REPLICAS: {
-    http: 503,
-    grpc: GrpcStatus.UNAVAILABLE,
-    summary: 'Fewer replicas answered than the quorum needs.',
-  },
-  NODE_NOT_READY: {
-    http: 503,
-    grpc: GrpcStatus.UNAVAILABLE,
-    summary: 'The node is starting, stopping, or not yet part of a cluster.',
-  },
-  PEER_UNAVAILABLE: {
-    http: 503,
-    grpc: GrpcStatus.UNAVAILABLE,
-    summary: 'A peer node could not be reached.',
-  },
-  OVERLOADED: {
-    http: 503,
-    grpc: GrpcStatus.RESOURCE_EXHAUSTED,
-    summary: 'The node is serving as many requests as it allows; retry after the Retry-After delay.',
-  },
-  UNAUTHENTICATED: {
-    http: 401,
-    grpc: GrpcStatus.UNAUTHENTICATED,
-    summary: 'No valid credentials: a missing or wrong bearer token, or a peer that failed authentication.',
-  },
-  FORBIDDEN: {
-    http: 403,
-    grpc: GrpcStatus.PERMISSION_DENIED,
-    summary:
-      'The credentials are valid but not allowed this call: an admin route with a client token, or a peer that is not a member.',
-  },
-  FAULT_INJECTION_DISABLED: {
-    http: 403,
-    grpc: GrpcStatus.PERMISSION_DENIED,
-    summary: 'Fault injection is off on this node; start it with --fault-injection (tests and demos only).',
-  },
-  NOT_SUPPORTED: {
-    http: 501,
-    grpc: GrpcStatus.UNIMPLEMENTED,
-    summary: 'The operation is not available in this version of Tessera.',
-  },
-  TIMEOUT: { http: 504, grpc: GrpcStatus.DEADLINE_EXCEEDED, summary: 'The request deadline passed.' },
-  JOIN_REFUSED: {
-    http: 409,
-    grpc: GrpcStatus.FAILED_PRECONDITION,
-    summary: 'The node cannot join: it already belongs to a cluster, or its id is taken.',
-  },
-  CLUSTER_MISMATCH: {
-    http: 409,
-    grpc: GrpcStatus.FAILED_PRECONDITION,
-    summary: 'A peer belongs to another cluster or ring layout.',
-  },
-  STORAGE_FAILURE: {
-    http: 500,
-    grpc: GrpcStatus.INTERNAL,
-    summary: 'The local storage engine failed; nothing a client sent causes this.',
-  },
-  INTERNAL: { http: 500, grpc: GrpcStatus.INTERNAL, summary: 'A bug in Tessera; please report it.' },
-} as const satisfies Record<string, CodeInfo>;
-
-export type ErrorCode = keyof typeof ERROR_CODES;
-
-export const ERROR_CODE_LIST = Object.keys(ERROR_CODES) as ErrorCode[];
-
-export function isErrorCode(value: unknown): value is ErrorCode {
-  return typeof value === 'string' && Object.hasOwn(ERROR_CODES, value);
-}
+export * from './errors-table.js';
 
 export type ErrorDetails = Record<string, unknown>;
 
+/** What is known of the call that failed; the client fills these in, a node leaves them unset. */
+export interface ErrorFacts {
+  /** The HTTP status of the node's answer; by default the code's status in ERROR_CODES. */
+  readonly httpStatus?: number | undefined;
+  /** Id of the node that answered or was tried, when known. */
+  readonly nodeId?: string | undefined;
+  /** Base URL of that node. */
+  readonly node?: string | undefined;
+  /** The key the call was about. */
+  readonly key?: string | undefined;
+  /** For writes: true when the write may have been applied although the call failed. */
+  readonly maybeApplied?: boolean | undefined;
+  /** How many HTTP attempts the call made (default 1). */
+  readonly attempts?: number | undefined;
+  /** Retry-After from the node, in milliseconds. */
+  readonly retryAfterMs?: number | undefined;
+}
+
+export interface TesseraErrorOptions extends ErrorFacts {
+  readonly cause?: unknown;
+}
+
+/** Facts, details and a cause to add to an error with `with()`. */
+export interface ErrorAdditions extends TesseraErrorOptions {
+  readonly details?: ErrorDetails | undefined;
+}
+
 const BRAND = Symbol.for('tessera.error');
+/** The brand of @tessera/client 0.1's own class: copies of that version check it. */
+const CLIENT_BRAND = Symbol.for('tessera.client.error');
 
 export class TesseraError extends Error {
   readonly code: ErrorCode;
   readonly details: ErrorDetails | undefined;
+  /** HTTP status: the node's answer's, or the code's (undefined for client codes without one). */
+  readonly httpStatus: number | undefined;
+  readonly nodeId: string | undefined;
+  readonly node: string | undefined;
+  readonly key: string | undefined;
+  readonly maybeApplied: boolean;
+  readonly attempts: number;
+  readonly retryAfterMs: number | undefined;
   readonly [BRAND] = true;
+  readonly [CLIENT_BRAND] = true;
 
-  constructor(code: ErrorCode, message: string, details?: ErrorDetails, options?: { cause?: unknown }) {
-    super(message, options);
+  constructor(code: ErrorCode, message: string, details?: ErrorDetails, options: TesseraErrorOptions = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = 'TesseraError';
     this.code = code;
     this.details = details;
-  }
-
-  get httpStatus(): number {
-    return ERROR_CODES[this.code].http;
+    // A code from a newer node that this copy does not know has no row: the answer's status stands.
+    this.httpStatus = options.httpStatus ?? (isErrorCode(code) ? ERROR_CODES[code].http : undefined);
+    this.nodeId = options.nodeId;
+    this.node = options.node;
+    this.key = options.key;
+    this.maybeApplied = options.maybeApplied ?? false;
+    this.attempts = options.attempts ?? 1;
+    this.retryAfterMs = options.retryAfterMs;
   }
 
   get grpcStatus(): number {
-    return ERROR_CODES[this.code].grpc;
+    return isErrorCode(this.code) ? ERROR_CODES[this.code].grpc : GrpcStatus.UNKNOWN;
   }
 
+  /** @deprecated Use `httpStatus`, the same value (its name in @tessera/client 0.1). */
+  get status(): number | undefined {
+    return this.httpStatus;
+  }
+
+  /**
+   * A copy with more facts: known ones win, except `attempts` (the latest count) and
+   * `maybeApplied` (true if either says so).
+   */
+  with(more: ErrorAdditions): TesseraError {
+    return new TesseraError(this.code, this.message, this.details ?? more.details, {
+      httpStatus: this.httpStatus ?? more.httpStatus,
+      nodeId: this.nodeId ?? more.nodeId,
+      node: this.node ?? more.node,
+      key: this.key ?? more.key,
+      maybeApplied: this.maybeApplied || (more.maybeApplied ?? false),
+      attempts: more.attempts ?? this.attempts,
+      retryAfterMs: this.retryAfterMs ?? more.retryAfterMs,
+      cause: this.cause ?? more.cause,
+    });
+  }
+
+  /** The error as a node sends it in its body: no stack, name, cause or facts of the call. */
   toJSON(): { code: ErrorCode; message: string; details?: ErrorDetails } {
     return this.details === undefined
       ? { code: this.code, message: this.message }
       : { code: this.code, message: this.message, details: this.details };
   }
 
-  /** Works across two installed copies of the package, unlike plain `instanceof`. */
-  static is(value: unknown): value is TesseraError {
-    return typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[BRAND] === true;
+  /**
+   * Whether `value` is a TesseraError (with that `code`, if given), made by any package of the
+   * family and any installed copy of it, which plain `instanceof` on a class cannot tell.
+   */
+  static is(value: unknown, code?: string): value is TesseraError {
+    if (typeof value !== 'object' || value === null) return false;
+    return (
+      (value as Record<symbol, unknown>)[BRAND] === true &&
+      (code === undefined || (value as TesseraError).code === code)
+    );
   }
-}
 
-export function httpStatusOf(code: ErrorCode): number {
-  return ERROR_CODES[code].http;
-}
-
-export function grpcStatusOf(code: ErrorCode): number {
-  return ERROR_CODES[code].grpc;
-}
-
-/** The error code whose gRPC status is `status`, preferring the most generic one. */
-export function codeForGrpcStatus(status: number): ErrorCode {
-  switch (status) {
-    case GrpcStatus.INVALID_ARGUMENT:
-      return 'BAD_REQUEST';
-    case GrpcStatus.DEADLINE_EXCEEDED:
-      return 'TIMEOUT';
-    case GrpcStatus.NOT_FOUND:
-      return 'NOT_FOUND';
-    case GrpcStatus.UNAVAILABLE:
-      return 'PEER_UNAVAILABLE';
-    case GrpcStatus.UNAUTHENTICATED:
-      return 'UNAUTHENTICATED';
-    case GrpcStatus.PERMISSION_DENIED:
-      return 'FORBIDDEN';
-    default:
-      return 'INTERNAL';
+  /** `instanceof TesseraError` checks the brand too; a subclass of yours keeps plain `instanceof`. */
+  static override [Symbol.hasInstance](value: unknown): value is TesseraError {
+    // biome-ignore lint/complexity/noThisInStatic: `this` is the class right of instanceof, maybe a subclass.
+    if (this !== TesseraError) return Function.prototype[Symbol.hasInstance].call(this, value);
+    return TesseraError.is(value);
   }
 }

@@ -8,7 +8,7 @@
  * A new RPC is covered by adding a row to `peerMethods` (fuzz-grpc-cases.ts).
  */
 import { Client, credentials, type ServiceError, status } from '@grpc/grpc-js';
-import { encodeState, isErrorCode, type Sibling } from '@tessera/core';
+import { encodeState, isNodeErrorCode, type Sibling } from '@tessera/core';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as pb from '../src/transport/generated/tessera/peer/v1/peer.js';
@@ -165,7 +165,7 @@ function expectAnswered(outcome: Outcome, what: string): void {
     !(outcome.code === status.RESOURCE_EXHAUSTED && outcome.tesseraCode === undefined)
   ) {
     expect(
-      isErrorCode(outcome.tesseraCode),
+      isNodeErrorCode(outcome.tesseraCode),
       `${what}: tessera-code ${outcome.tesseraCode} (${outcome.details})`,
     ).toBe(true);
     expect(outcome.tesseraCode).not.toBe('INTERNAL');

@@ -6,7 +6,7 @@
 import { readFile } from 'node:fs/promises';
 import { Agent, request } from 'node:http';
 import { connect } from 'node:net';
-import { ERROR_CODES, isErrorCode } from '@tessera/core';
+import { ERROR_CODES, isNodeErrorCode } from '@tessera/core';
 import { expect } from 'vitest';
 
 export interface RawReply {
@@ -116,7 +116,7 @@ export function parseRaw(text: string): { status: number; body: unknown }[] {
 export function expectErrorShape(status: number, body: unknown, context: string): void {
   const error = (body as { error?: { code?: unknown; message?: unknown; details?: unknown } } | null)?.error;
   expect(error, `${context}: error body ${JSON.stringify(body)?.slice(0, 300)}`).toBeTypeOf('object');
-  expect(isErrorCode(error?.code), `${context}: code ${String(error?.code)}`).toBe(true);
+  expect(isNodeErrorCode(error?.code), `${context}: code ${String(error?.code)}`).toBe(true);
   expect(typeof error?.message === 'string' && error.message.length > 0, `${context}: message`).toBe(true);
   if (error?.details !== undefined) expect(error.details, `${context}: details`).toBeTypeOf('object');
   expect(status, `${context}: status of ${String(error?.code)}`).toBe(

@@ -90,7 +90,7 @@ export function answerError(answer: NodeAnswer, baseUrl: string): TesseraError {
       ? error.message
       : `${baseUrl} answered HTTP ${answer.status} without a Tessera error body.`;
   return new TesseraError(code, message, {
-    status: answer.status,
+    httpStatus: answer.status,
     node: baseUrl,
     ...(isRecord(error?.details) ? { details: error.details } : {}),
     ...(answer.retryAfterMs === undefined ? {} : { retryAfterMs: answer.retryAfterMs }),
@@ -105,7 +105,7 @@ function parseBody(text: string, status: number, baseUrl: string): unknown {
     throw new TesseraError(
       'BAD_RESPONSE',
       `${baseUrl} answered HTTP ${status} with a body that is not JSON: ${text.slice(0, 80)}`,
-      { status, node: baseUrl, cause: err },
+      { httpStatus: status, node: baseUrl, cause: err },
     );
   }
 }

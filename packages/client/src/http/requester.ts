@@ -78,7 +78,7 @@ export class Requester {
         attempts: attempt,
         maybeApplied: spec.method !== 'GET' && maybeApplied(error),
       });
-      this.record(spec, route, attempt, startedMs, error.status, error.code);
+      this.record(spec, route, attempt, startedMs, error.httpStatus, error.code);
       if (nodeFailed(error)) this.router.markFailed(route.url, error.retryAfterMs);
       if (attempt > settings.retries || !retryable(error, spec.safety)) throw error;
       routes = this.router.order(spec.key, spec.prefer);

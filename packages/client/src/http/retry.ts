@@ -32,7 +32,7 @@ export function refusedBeforeWork(err: TesseraError): boolean {
 export function maybeApplied(err: TesseraError): boolean {
   if (refusedBeforeWork(err)) return false;
   if (err.code === 'CONNECTION_FAILED' || err.code === 'REQUEST_TIMEOUT') return true;
-  return err.status !== undefined && err.status >= 500;
+  return err.httpStatus !== undefined && err.httpStatus >= 500;
 }
 
 /** Whether the failure is transient: another attempt (maybe on another node) can succeed. */

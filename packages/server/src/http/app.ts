@@ -3,7 +3,7 @@
  * Every error leaves as `{ "error": { code, message, details? } }` with the status from the one
  * code table; nothing a client sends produces a 500.
  */
-import { ERROR_CODES, TesseraError } from '@tessera/core';
+import { TesseraError } from '@tessera/core';
 import Fastify, {
   type FastifyBaseLogger,
   type FastifyError,
@@ -122,13 +122,16 @@ function connectionLimits(c: HttpSettings) {
 
 export function sendError(reply: FastifyReply, err: TesseraError): FastifyReply {
   if (err.code === 'OVERLOADED' || err.code === 'NODE_NOT_READY') reply.header('retry-after', '1');
-  return reply.code(err.httpStatus).type('application/json').send({ error: err.toJSON() });
+  return reply
+    .code(err.httpStatus ?? 500)
+    .type('application/json')
+    .send({ error: err.toJSON() });
 }
 
 /** Maps fastify's own errors (bad JSON, huge bodies, wrong media type) onto our codes. */
 function toTesseraError(err: FastifyError, log: Logger): TesseraError {
   if (TesseraError.is(err)) {
-    if (ERROR_CODES[err.code].http >= 500 && err.code !== 'INSUFFICIENT_REPLICAS' && err.code !== 'TIMEOUT') {
+    if ((err.httpStatus ?? 500) >= 500 && err.code !== 'INSUFFICIENT_REPLICAS' && err.code !== 'TIMEOUT') {
       log.error({ err }, 'request failed');
     }
     return err;

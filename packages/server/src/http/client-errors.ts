@@ -36,8 +36,9 @@ export function handleClientError(err: Error & { code?: string }, socket: Socket
   const error = clientErrorOf(err);
   if (error !== undefined && !socket.destroyed && socket.writable) {
     const body = JSON.stringify({ error: error.toJSON() });
+    const status = error.httpStatus ?? 500;
     socket.write(
-      `HTTP/1.1 ${error.httpStatus} ${STATUS_CODES[error.httpStatus] ?? 'Error'}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+      `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? 'Error'}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
     );
   }
   socket.destroy();

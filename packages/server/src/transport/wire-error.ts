@@ -8,7 +8,7 @@ import {
   codeForGrpcStatus,
   type ErrorCode,
   type ErrorDetails,
-  isErrorCode,
+  isNodeErrorCode,
   TesseraError,
 } from '@tessera/core';
 import type { Logger } from '../logger.js';
@@ -27,7 +27,7 @@ export interface WireError {
 
 /** A thrown error as sent to the caller; unexpected ones are logged here and sent as INTERNAL. */
 export function toWireError(error: unknown, rpc: string, log: Logger): WireError {
-  if (TesseraError.is(error) && isErrorCode(error.code)) {
+  if (TesseraError.is(error) && isNodeErrorCode(error.code)) {
     const code = error.code;
     if (code === 'INTERNAL' || code === 'STORAGE_FAILURE') log.error({ err: error, rpc }, 'peer call failed');
     else log.debug({ code, rpc, message: error.message }, 'peer call refused');
@@ -47,7 +47,7 @@ export function fromWireError(
   where: { readonly peer: string; readonly rpc: string },
   cause?: unknown,
 ): TesseraError {
-  if (!isErrorCode(code)) {
+  if (!isNodeErrorCode(code)) {
     return new TesseraError('INTERNAL', `Peer ${where.peer} failed ${where.rpc} with unknown code ${code}.`, {
       ...where,
     });
