@@ -2,7 +2,8 @@
  * The nodes under test: separate `tessera start` processes on loopback, each dialling every peer
  * through the proxy of that directed link (`peerDialOverrides`), so every link can be cut, stalled,
  * slowed or made lossy on its own. Nodes can be killed with SIGKILL and restarted (with another
- * clock offset), wiped, and told to join or leave.
+ * clock offset), wiped (to start alone, or to rejoin under the same id through a seed), armed to
+ * kill themselves in the middle of a write, and told to join or leave.
  */
 import { rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -11,11 +12,14 @@ import type { Rng } from '@tessera/core';
 import { freePortBlock } from '../../server/dist/cli/free-ports.js';
 // @tessera/server exports only its index; the local-node helper comes from its build output.
 import { LocalNode, type LocalNodeSpec } from '../../server/dist/cli/local-cluster.js';
+import { NodeApi, type StatusBody } from './node-api.js';
 import { type LinkFault, LinkProxy } from './proxy.js';
 
+export type { StatusBody };
+
 const HOST = '127.0.0.1';
-const CALL_TIMEOUT_MS = 5_000;
 const START_ATTEMPTS = 5;
+const POLL_MS = 50;
 
 /** Node settings of a chaos run: short timers, so failures are noticed and repaired within seconds. */
 export const CHAOS_NODE_SETTINGS = {
@@ -26,11 +30,17 @@ export const CHAOS_NODE_SETTINGS = {
   peerRetryMs: 1_000,
   gossipIntervalMs: 500,
   handoffIntervalMs: 500,
-  antiEntropyIntervalMs: 500,
+  // 16 partitions and an exchange every 250 ms: each pair of replicas of a partition syncs every
+  // few seconds, so tombstones become collectable, and are collected, within a fault window.
+  partitions: 16,
+  antiEntropyIntervalMs: 250,
   transferStartDelayMs: 500,
   retireDelayMs: 5_000,
-  // Short enough that tombstones are collected during a run, under clock skew and restarts.
-  tombstoneGraceMs: 15_000,
+  // Short enough that tombstones are collected during a run, and shorter than the isolate fault's
+  // partition (nemesis-isolate.ts). Longer than every other fault's window (at most 6 s, plus a
+  // restart): a copy no replica could reach for the whole grace, and a hint older than its TTL,
+  // may be dropped (docs/consistency.md), and the other faults must not cause that. Hints expire first.
+  tombstoneGraceMs: 12_000,
   hintTtlMs: 10_000,
 } as const;
 
@@ -47,16 +57,6 @@ export interface ChaosClusterOptions {
   readonly logLevel?: string;
 }
 
-export interface StatusBody {
-  readonly nodeId: string;
-  readonly ringVersion: number;
-  readonly ring: { readonly owners: readonly string[] };
-  readonly members: readonly { nodeId: string; status: string; partitions: number; http: string }[];
-  readonly pending: unknown;
-  /** Partitions this node holds but no longer replicates, not yet handed over; null before it knows. */
-  readonly retiring?: number | null;
-}
-
 interface NodeEntry {
   readonly id: string;
   readonly httpPort: number;
@@ -65,6 +65,8 @@ interface NodeEntry {
   readonly configPath: string;
   process: LocalNode | undefined;
   clockOffsetMs: number;
+  /** Seeds of a start on an empty data dir: a wiped member rejoins through them. */
+  seeds: readonly string[];
 }
 
 export class ChaosCluster {
@@ -88,6 +90,7 @@ export class ChaosCluster {
         configPath: join(options.dir, `${id}.config.json`),
         process: undefined,
         clockOffsetMs: 0,
+        seeds: [],
       });
     });
     let port = base + 2 * ids.length;
@@ -143,10 +146,11 @@ export class ChaosCluster {
     }
   }
 
-  /** Starts (or restarts) a node on its data dir. */
-  async start(id: string, seeds: readonly string[] = []): Promise<void> {
+  /** Starts (or restarts) a node on its data dir (with `seeds`, or those it was last given). */
+  async start(id: string, seeds?: readonly string[]): Promise<void> {
     const node = this.entry(id);
     if (node.process?.running) return;
+    if (seeds !== undefined) node.seeds = seeds;
     const overrides = Object.fromEntries(
       this.ids.filter((other) => other !== id).map((other) => [other, this.dialAddress(id, other)]),
     );
@@ -163,7 +167,7 @@ export class ChaosCluster {
       httpPort: node.httpPort,
       peerPort: node.peerPort,
       dataDir: node.dataDir,
-      seeds,
+      seeds: node.seeds,
       extraArgs: ['--config', node.configPath, '--log-level', this.options.logLevel ?? 'warn'],
     };
     for (let attempt = 1; ; attempt++) {
@@ -184,9 +188,10 @@ export class ChaosCluster {
     await this.entry(id).process?.kill();
   }
 
-  /** kill -9, then start again with `clockOffsetMs` (the clock jumps). */
-  async restartWithClock(id: string, clockOffsetMs: number): Promise<void> {
-    await this.kill(id);
+  /** kill -9 (or, `clean`, SIGTERM and a clean stop), then start again with `clockOffsetMs` (the clock jumps). */
+  async restartWithClock(id: string, clockOffsetMs: number, clean = false): Promise<void> {
+    if (clean) await this.entry(id).process?.stop();
+    else await this.kill(id);
     this.entry(id).clockOffsetMs = clockOffsetMs;
     await this.start(id);
   }
@@ -196,37 +201,56 @@ export class ChaosCluster {
     const node = this.entry(id);
     await this.kill(id);
     await rm(node.dataDir, { recursive: true, force: true });
-    await this.start(id);
+    await this.start(id, []);
+  }
+
+  /**
+   * kill -9, wipe the data dir, and start again under the same node id with `through` as its seed
+   * (its proxied peer address), as an operator replacing a disk would: no leave, no remove. Its
+   * clock may come back at another offset.
+   */
+  async wipeAndRejoin(id: string, through: string, clockOffsetMs: number): Promise<void> {
+    const node = this.entry(id);
+    await this.kill(id);
+    await rm(node.dataDir, { recursive: true, force: true });
+    node.clockOffsetMs = clockOffsetMs;
+    await this.start(id, [this.dialAddress(id, through)]);
+  }
+
+  /** Waits until the node's process has exited; false if it still runs at the deadline. */
+  async waitExited(id: string, timeoutMs: number): Promise<boolean> {
+    const deadline = Date.now() + timeoutMs;
+    while (this.running(id)) {
+      if (Date.now() >= deadline) return false;
+      await sleep(POLL_MS);
+    }
+    return true;
+  }
+
+  /** The node's HTTP API (status, placement, local copies, admin calls). */
+  api(id: string): NodeApi {
+    return new NodeApi(id, this.url(id));
   }
 
   async join(id: string, through: string): Promise<void> {
-    await this.call(id, 'POST', '/v1/admin/join', { seed: this.dialAddress(id, through) });
+    await this.api(id).join(this.dialAddress(id, through));
   }
 
   async leave(id: string): Promise<void> {
-    await this.call(id, 'POST', '/v1/admin/leave', {});
+    await this.api(id).leave();
   }
 
   async status(id: string): Promise<StatusBody> {
-    return (await this.call(id, 'GET', '/v1/status')) as StatusBody;
+    return this.api(id).status();
   }
 
   async preferenceList(id: string, key: string): Promise<string[]> {
-    const body = (await this.call(id, 'GET', `/v1/preference-list/${encodeURIComponent(key)}`)) as {
-      nodes: string[];
-    };
-    return body.nodes;
+    return [...(await this.api(id).placement(key)).nodes];
   }
 
   /** A node's own stored siblings of `key` ([] when it holds no live value). */
   async localValues(id: string, key: string): Promise<unknown[]> {
-    const res = await fetch(`${this.url(id)}/v1/kv/${encodeURIComponent(key)}?local=true`, {
-      signal: AbortSignal.timeout(CALL_TIMEOUT_MS),
-    });
-    if (res.status === 404) return [];
-    if (!res.ok) throw new Error(`${id} answered ${res.status} to a local read of ${key}`);
-    const body = (await res.json()) as { siblings: { value: unknown }[] };
-    return body.siblings.map((s) => s.value);
+    return this.api(id).localValues(key);
   }
 
   setLink(from: string, to: string, fault: LinkFault): void {
@@ -241,19 +265,6 @@ export class ChaosCluster {
   async stop(): Promise<void> {
     await Promise.all([...this.nodes.values()].map((n) => n.process?.kill()));
     await Promise.all([...this.links.values()].map((p) => p.close()));
-  }
-
-  private async call(id: string, method: string, path: string, body?: unknown): Promise<unknown> {
-    const res = await fetch(`${this.url(id)}${path}`, {
-      method,
-      ...(body === undefined
-        ? {}
-        : { body: JSON.stringify(body), headers: { 'content-type': 'application/json' } }),
-      signal: AbortSignal.timeout(CALL_TIMEOUT_MS),
-    });
-    const parsed: unknown = await res.json().catch(() => ({}));
-    if (!res.ok) throw new Error(`${method} ${path} on ${id}: ${res.status} ${JSON.stringify(parsed)}`);
-    return parsed;
   }
 
   private entry(id: string): NodeEntry {

@@ -30,6 +30,14 @@ interface OpBase {
   readonly process: string;
   readonly key: string;
   readonly error?: string;
+  /** The node the op's write went to, when it was sent to that node alone (no routing). */
+  readonly via?: string;
+  /** The node its read went to, when another than `via` (a read on one side, the write on the other). */
+  readonly readVia?: string;
+  /** The write quorum, when not the node's default: 1 is stored on the coordinator alone. */
+  readonly w?: number;
+  /** The op did not read first: a write without a context (a sibling of whatever is there). */
+  readonly blind?: boolean;
 }
 
 export type OpEvent =
@@ -57,6 +65,8 @@ export interface FaultEvent {
   readonly id: number;
   readonly fault: string;
   readonly detail: string;
+  /** The nodes the fault acted on (killed, wiped, cut off); absent when it acted on links at large. */
+  readonly nodes?: readonly string[];
 }
 
 export interface FinalEvent {

@@ -83,7 +83,8 @@ export const USAGE = `pnpm chaos [options]
   --think-ms MS          mean pause between a worker's ops (default 30)
   --keys N               keys per workload per 30 s epoch (default 3)
   --converge-timeout-s S bound on settling and converging after the heal (default 60)
-  --clock-skew-max-ms MS largest clock offset of the clock fault (default 60000)
+  --clock-skew-max-ms MS largest clock offset of the clock fault, and the step back of
+                         clock-back and of half the wipes (default 60000)
   --keep-data            keep the nodes' data dirs even when the run passes
   --node-log-level L     debug, info, warn or error: what nodes/*.log keep (default warn)
 `;

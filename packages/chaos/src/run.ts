@@ -9,7 +9,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { createRng } from '@tessera/core';
 import { check } from './checker/index.js';
 import type { CheckReport } from './checker/types.js';
-import { ChaosCluster } from './cluster.js';
+import { CHAOS_NODE_SETTINGS, ChaosCluster } from './cluster.js';
 import { finalReads, waitForSettledRing } from './final.js';
 import { History, type Workload } from './history.js';
 import { type FaultKind, Nemesis } from './nemesis.js';
@@ -18,8 +18,15 @@ import { formatSummary } from './summary.js';
 import { renderTimeline } from './timeline.js';
 import { cartStep } from './workloads/cart.js';
 import { lwwStep } from './workloads/lww.js';
-import { setAdd } from './workloads/set.js';
-import { createClient, runWorker, type Step, type WorkerContext } from './workloads/worker.js';
+import { PinnedClients } from './workloads/pinned.js';
+import { setStep } from './workloads/set.js';
+import {
+  createClient,
+  type Isolation,
+  runWorker,
+  type Step,
+  type WorkerContext,
+} from './workloads/worker.js';
 
 const SETTLE_AT_START_MS = 60_000;
 /** How long the run waits for ops in flight at the end before aborting them. */
@@ -52,11 +59,14 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
     random: createRng(options.seed ^ 0x5bd1e995),
     logLevel: options.nodeLogLevel,
   });
+  let counter = 0;
+  const nextId = (): number => ++counter;
+  let nemesis: Nemesis | undefined;
   try {
     await cluster.startAll();
     if (!(await waitForSettledRing(cluster, cluster.initialMembers, SETTLE_AT_START_MS)))
       throw new Error(`the initial cluster did not settle; see the node logs in ${nodesDir}`);
-    const nemesis = new Nemesis({
+    nemesis = new Nemesis({
       cluster,
       history,
       random,
@@ -66,8 +76,10 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
       clockSkewMaxMs: options.clockSkewMaxMs,
       // A leave may take the ring one below its initial size (N=3 needs no more than 3 members).
       membersMin: options.nodes - 1,
+      tombstoneGraceMs: CHAOS_NODE_SETTINGS.tombstoneGraceMs,
+      nextId,
     });
-    const chaos = await runPhase(options, cluster, history, nemesis, random);
+    const chaos = await runPhase({ options, cluster, history, nemesis, random, nextId });
     history.add({ kind: 'phase', atMs: history.now(), phase: 'heal' });
     await nemesis.healAll();
     const healedAtMs = history.now();
@@ -105,6 +117,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
     if (report.valid && !options.keepData) await removeData(cluster, nodesDir);
     return { report, summary, runDir, faults };
   } finally {
+    await nemesis?.close();
     await cluster.stop();
     await history.close();
   }
@@ -115,20 +128,24 @@ interface PhaseResult {
   readonly keys: Map<string, Workload>;
 }
 
-async function runPhase(
-  options: ChaosOptions,
-  cluster: ChaosCluster,
-  history: History,
-  nemesis: Nemesis,
-  random: () => number,
-): Promise<PhaseResult> {
+interface PhaseDeps {
+  readonly options: ChaosOptions;
+  readonly cluster: ChaosCluster;
+  readonly history: History;
+  readonly nemesis: Nemesis;
+  readonly random: () => number;
+  readonly nextId: () => number;
+}
+
+async function runPhase(deps: PhaseDeps): Promise<PhaseResult> {
+  const { options, cluster, history, nemesis, random, nextId } = deps;
   const stop = new AbortController();
   const hardStop = new AbortController();
   const urls = cluster.initialMembers.map((id) => cluster.url(id));
-  let counter = 0;
-  const nextId = (): number => ++counter;
   const workers: Promise<void>[] = [];
   const clients: ReturnType<typeof createClient>[] = [];
+  const pinned = new PinnedClients((node) => cluster.url(node));
+  const isolation = isolationClients(nemesis, pinned);
   for (const workload of options.workloads) {
     for (let i = 0; i < options.workersPerWorkload; i++) {
       const client = createClient(urls);
@@ -143,6 +160,7 @@ async function runPhase(
         nextId,
         keysPerEpoch: options.keysPerEpoch,
         signal: hardStop.signal,
+        isolation,
       };
       workers.push(runWorker(ctx, stepFor(workload), options.thinkMs, stop.signal));
     }
@@ -166,15 +184,25 @@ async function runPhase(
     clearInterval(progress);
     stop.abort();
     hardStop.abort();
-    await Promise.all(clients.map((c) => c.close()));
+    await Promise.all([...clients.map((c) => c.close()), pinned.close()]);
   }
   const keys = new Map<string, Workload>();
   for (const e of history.events) if (e.kind === 'op') keys.set(e.key, e.workload);
   return { keys };
 }
 
+/** The workers' view of the isolate fault: clients bound to the node cut off (R=W=1) and to one on the other side. */
+function isolationClients(nemesis: Nemesis, pinned: PinnedClients): () => Isolation | undefined {
+  return () => {
+    const state = nemesis.isolation();
+    if (state === undefined) return undefined;
+    const { node, other } = state;
+    return { node, weak: pinned.get(node, true), other, otherClient: pinned.get(other) };
+  };
+}
+
 function stepFor(workload: Workload): Step {
-  if (workload === 'set') return setAdd;
+  if (workload === 'set') return setStep();
   if (workload === 'cart') return cartStep();
   return lwwStep();
 }

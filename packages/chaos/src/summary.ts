@@ -30,7 +30,7 @@ export function formatSummary(report: CheckReport, facts: RunFacts): string {
     must('cart: removed items that came back', cart.resurrected.length, cart.resurrected.length === 0),
     must('cart: items nobody added', cart.phantom.length, cart.phantom.length === 0),
     must('lww: acknowledged writes lost (not replaced)', lww.lost.length, lww.lost.length === 0),
-    must('lww: replaced versions that came back', lww.resurrected.length, lww.resurrected.length === 0),
+    must('lww: replaced or deleted versions back', lww.resurrected.length, lww.resurrected.length === 0),
     must('lww: values nobody wrote', lww.phantom.length, lww.phantom.length === 0),
     must('ring settled after healing', convergence.ringSettled, convergence.ringSettled),
     must(
@@ -44,9 +44,15 @@ export function formatSummary(report: CheckReport, facts: RunFacts): string {
     `  cart: ${cart.addsAcknowledged} acknowledged adds, ${cart.removesAcknowledged} acknowledged removes on ${cart.keys} keys`,
     `  lww: ${lww.writesAcknowledged} acknowledged writes on ${lww.keys} keys; ${lww.overwritten} overwritten (allowed), ${lww.olderTimestampWon} replaced by a causally later write with an older timestamp (allowed)`,
     `  convergence: ${convergence.keys} keys, the slowest agreed ${(convergence.slowestMs / 1000).toFixed(1)}s after the heal`,
+    ...(report.weakAtRisk > 0
+      ? [
+          `  ${report.weakAtRisk} writes acknowledged with W=1 by a node wiped later, or not a replica, counted as unknown`,
+        ]
+      : []),
   ];
   if (facts.nemesisFailures.length > 0)
     lines.push(`  faults that could not start: ${facts.nemesisFailures.slice(0, SHOWN_MAX).join('; ')}`);
+  lines.push('', ...byFaultLines(report));
   const violations = [
     ...set.lost.map((r) => `set lost ${r.key} ${r.value} (${r.process}, acked at ${r.completeMs} ms)`),
     ...cart.lost.map((r) => `cart lost ${r.key} ${r.value} (${r.process}, acked at ${r.completeMs} ms)`),
@@ -54,7 +60,10 @@ export function formatSummary(report: CheckReport, facts: RunFacts): string {
       (r) => `cart resurrected ${r.key} ${r.value} (${r.process}, removed at ${r.completeMs} ms)`,
     ),
     ...lww.lost.map((r) => `lww lost ${r.key} ${r.value.id} (acked at ${r.completeMs} ms)`),
-    ...lww.resurrected.map((r) => `lww resurrected ${r.key} ${r.id}`),
+    ...lww.resurrected.map(
+      (r) =>
+        `lww resurrected ${r.key} ${r.id} (${r.f === 'delete' ? 'deleted' : 'replaced'} by ${r.by.process} at ${r.by.completeMs} ms)`,
+    ),
     ...convergence.notConverged.map((key) => `not converged: ${key}`),
   ];
   if (violations.length > 0) {
@@ -67,4 +76,21 @@ export function formatSummary(report: CheckReport, facts: RunFacts): string {
     `${report.valid ? 'PASS' : 'FAIL'}  history, summary.json and timeline.html in ${facts.runDir}`,
   );
   return `${lines.join('\n')}\n`;
+}
+
+/**
+ * Per fault kind: the violations on keys its windows acted on while they were in use (one
+ * violation may count under several kinds; checker/faults.ts).
+ */
+function byFaultLines(report: CheckReport): string[] {
+  const { kinds, unattributed } = report.byFault;
+  const rows = Object.entries(kinds).map(
+    ([kind, t]) =>
+      `  ${kind.padEnd(12)} x${String(t.windows).padEnd(3)} lost ${String(t.lost).padStart(4)}   resurrected ${String(t.resurrected).padStart(4)}`,
+  );
+  if (unattributed.lost + unattributed.resurrected > 0)
+    rows.push(
+      `  ${'(no fault)'.padEnd(16)} lost ${String(unattributed.lost).padStart(4)}   resurrected ${String(unattributed.resurrected).padStart(4)}`,
+    );
+  return ['by fault (acknowledged adds and writes lost, removals and deletes undone):', ...rows];
 }

@@ -4,14 +4,9 @@
  * pixel column shows the worst outcome in it), and red marks on the ops the checker found at
  * fault. Hover a bar for its details. Phases (heal, settled, final reads) are vertical lines.
  */
+import { faultWindows } from './checker/faults.js';
 import type { CheckReport, OpRef } from './checker/types.js';
-import {
-  type CompletedOp,
-  completedOps,
-  type FaultEvent,
-  type HistoryEvent,
-  type PhaseEvent,
-} from './history.js';
+import { type CompletedOp, completedOps, type HistoryEvent, type PhaseEvent } from './history.js';
 
 const WIDTH_PX = 1400;
 const LEFT_PX = 110;
@@ -28,8 +23,8 @@ interface Mark {
 export function renderTimeline(events: readonly HistoryEvent[], report: CheckReport, title: string): string {
   const endMs = Math.max(1, ...events.map((e) => e.atMs));
   const x = (ms: number): number => LEFT_PX + (ms / endMs) * (WIDTH_PX - LEFT_PX - 10);
-  const faults = faultIntervals(events, endMs);
-  const kinds = [...new Set(faults.map((f) => f.fault))].sort();
+  const faults = faultWindows(events);
+  const kinds = [...new Set(faults.map((f) => f.kind))].sort();
   const ops = completedOps(events);
   const processes = [...new Set(ops.map((op) => op.process))].sort();
   const marks = violationMarks(report);
@@ -44,10 +39,10 @@ export function renderTimeline(events: readonly HistoryEvent[], report: CheckRep
     );
   });
   for (const f of faults) {
-    const y = laneY(kinds.indexOf(f.fault)) + 2;
+    const y = laneY(kinds.indexOf(f.kind)) + 2;
     const w = Math.max(2, x(f.endMs) - x(f.startMs));
     parts.push(
-      `<rect x="${x(f.startMs).toFixed(1)}" y="${y}" width="${w.toFixed(1)}" height="${LANE_PX - 4}" fill="${COLORS.fault}" opacity="0.7"><title>${esc(`${f.fault} ${f.detail}\n${seconds(f.startMs)} to ${seconds(f.endMs)}`)}</title></rect>`,
+      `<rect x="${x(f.startMs).toFixed(1)}" y="${y}" width="${w.toFixed(1)}" height="${LANE_PX - 4}" fill="${COLORS.fault}" opacity="0.7"><title>${esc(`${f.kind} ${f.detail}\n${seconds(f.startMs)} to ${seconds(f.endMs)}`)}</title></rect>`,
     );
   }
   processes.forEach((process, i) => {
@@ -79,30 +74,6 @@ export function renderTimeline(events: readonly HistoryEvent[], report: CheckRep
   }
   const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="${WIDTH_PX}" height="${heightPx}" viewBox="0 0 ${WIDTH_PX} ${heightPx}">${parts.join('')}</svg>`;
   return page(title, svg, report);
-}
-
-interface Interval {
-  readonly fault: string;
-  readonly detail: string;
-  readonly startMs: number;
-  readonly endMs: number;
-}
-
-function faultIntervals(events: readonly HistoryEvent[], endMs: number): Interval[] {
-  const starts = new Map<number, FaultEvent>();
-  const out: Interval[] = [];
-  for (const e of events) {
-    if (e.kind !== 'fault') continue;
-    if (e.type === 'start') starts.set(e.id, e);
-    else {
-      const start = starts.get(e.id);
-      starts.delete(e.id);
-      if (start !== undefined)
-        out.push({ fault: e.fault, detail: e.detail, startMs: start.atMs, endMs: e.atMs });
-    }
-  }
-  for (const s of starts.values()) out.push({ fault: s.fault, detail: s.detail, startMs: s.atMs, endMs });
-  return out;
 }
 
 /** Ops of one lane as runs of pixel columns of the same (worst) outcome. */
@@ -148,6 +119,9 @@ function violationMarks(report: CheckReport): Mark[] {
     ...report.cart.lost.map((r) => fromRef(r, 'cart: acknowledged add lost')),
     ...report.cart.resurrected.map((r) => fromRef(r, 'cart: removed item came back')),
     ...report.lww.lost.map((r) => fromRef(r, 'lww: acknowledged write lost')),
+    ...report.lww.resurrected.map((r) =>
+      fromRef(r.by, `lww: ${r.f === 'delete' ? 'deleted' : 'replaced'} version ${r.id} came back`),
+    ),
   ];
 }
 

@@ -1,37 +1,9 @@
 import { type Cart, cart } from '@tessera/client';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { Completion, FinalEvent, HistoryEvent, LwwValue, OpEvent } from '../history.js';
+import { final, historyOf } from '../../test/histories.js';
+import type { Completion, HistoryEvent, LwwValue } from '../history.js';
 import { check } from './index.js';
-
-/** A synthetic history builder: ops on one process each, completed in order. */
-function historyOf(
-  ops: { op: Omit<OpEvent, 'type' | 'atMs'>; status: Completion | 'open' }[],
-): HistoryEvent[] {
-  const events: HistoryEvent[] = [];
-  ops.forEach(({ op, status }, i) => {
-    events.push({ ...op, type: 'invoke', atMs: 2 * i } as OpEvent);
-    if (status !== 'open') events.push({ ...op, type: status, atMs: 2 * i + 1 } as OpEvent);
-  });
-  return events;
-}
-
-function final(
-  workload: FinalEvent['workload'],
-  key: string,
-  siblings: unknown[],
-  converged = true,
-): FinalEvent {
-  return {
-    kind: 'final',
-    atMs: 1_000_000,
-    workload,
-    key,
-    replicas: { n0: siblings, n1: siblings, n2: converged ? siblings : [] },
-    converged,
-    ...(converged ? { convergedAfterMs: 10 } : {}),
-  };
-}
 
 const status = fc.constantFrom<Completion | 'open'>('ok', 'ok', 'ok', 'fail', 'info', 'open');
 

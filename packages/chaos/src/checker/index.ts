@@ -1,16 +1,19 @@
 /** The checker: reads a history and says whether the run kept every promise (see types.ts). */
 import { completedOps, type FinalEvent, type HistoryEvent } from '../history.js';
 import { checkCarts } from './carts.js';
+import { chargeFaults, faultWindows, type Violation, withoutWeakWritesAtRisk } from './faults.js';
 import { checkConvergence, finalValues } from './finals.js';
 import { checkLww } from './lww.js';
 import { checkSets } from './sets.js';
-import type { CheckReport } from './types.js';
+import type { CartReport, CheckReport, LwwReport, SetReport } from './types.js';
 
 export type * from './types.js';
 
 export function check(events: readonly HistoryEvent[]): CheckReport {
-  const ops = completedOps(events);
+  const completed = completedOps(events);
+  const windows = faultWindows(events);
   const finals = events.filter((e): e is FinalEvent => e.kind === 'final');
+  const { ops, downgraded } = withoutWeakWritesAtRisk(completed, windows, finals);
   const values = finalValues(finals);
   const set = checkSets(ops, values.set);
   const cart = checkCarts(ops, values.cart);
@@ -23,13 +26,31 @@ export function check(events: readonly HistoryEvent[]): CheckReport {
     lww.lost.length + lww.resurrected.length + lww.phantom.length === 0 &&
     convergence.notConverged.length === 0 &&
     convergence.ringSettled;
-  const count = (status: string): number => ops.filter((op) => op.status === status).length;
+  const count = (status: string): number => completed.filter((op) => op.status === status).length;
   return {
     valid,
-    ops: { total: ops.length, ok: count('ok'), fail: count('fail'), info: count('info') },
+    ops: { total: completed.length, ok: count('ok'), fail: count('fail'), info: count('info') },
     set,
     cart,
     lww,
     convergence,
+    byFault: chargeFaults(windows, violations(set, cart, lww), ops, finals),
+    weakAtRisk: downgraded,
   };
+}
+
+/** Every lost promise and every resurrection, with the key and the start of the op at fault. */
+function violations(set: SetReport, cart: CartReport, lww: LwwReport): Violation[] {
+  const lost = (r: { key: string; invokeMs: number }): Violation => ({
+    key: r.key,
+    kind: 'lost',
+    fromMs: r.invokeMs,
+  });
+  return [
+    ...set.lost.map(lost),
+    ...cart.lost.map(lost),
+    ...lww.lost.map(lost),
+    ...cart.resurrected.map((r) => ({ key: r.key, kind: 'resurrected' as const, fromMs: r.invokeMs })),
+    ...lww.resurrected.map((r) => ({ key: r.key, kind: 'resurrected' as const, fromMs: r.by.invokeMs })),
+  ];
 }

@@ -20,7 +20,8 @@ export function checkLww(
 ): LwwReport {
   const lwwOps = ops.filter((op): op is LwwOp => op.workload === 'lww');
   const written = new Set<string>();
-  const replacedByOk = new Set<string>();
+  /** Each replaced version and the first acknowledged op that read and replaced it. */
+  const replacedByOk = new Map<string, LwwOp>();
   const maybeReplaced = new Set<string>();
   for (const op of lwwOps) {
     if (op.f === 'write') written.add(op.value.id);
@@ -28,7 +29,7 @@ export function checkLww(
     if (op.status === 'fail') continue;
     for (const id of op.observed ?? []) {
       maybeReplaced.add(id);
-      if (op.status === 'ok') replacedByOk.add(id);
+      if (op.status === 'ok' && !replacedByOk.has(id)) replacedByOk.set(id, op);
     }
   }
   const finalIds = new Map([...finals].map(([key, values]) => [key, new Set(values.map((v) => v.id))]));
@@ -53,7 +54,8 @@ export function checkLww(
   for (const [key, ids] of finalIds) {
     for (const id of ids) {
       if (!written.has(id)) phantom.push({ key, id });
-      if (replacedByOk.has(id)) resurrected.push({ key, id });
+      const by = replacedByOk.get(id);
+      if (by !== undefined) resurrected.push({ key, id, f: by.f, by: ref(by) });
     }
   }
   return {

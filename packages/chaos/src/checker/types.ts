@@ -42,7 +42,7 @@ export interface LwwReport {
    */
   readonly lost: OpRef<LwwValue>[];
   /** Versions an acknowledged write or delete read and replaced, back among the final siblings: must be empty. */
-  readonly resurrected: { key: string; id: string }[];
+  readonly resurrected: LwwResurrected[];
   /** Final siblings no client wrote: must be empty. */
   readonly phantom: { key: string; id: string }[];
   /** Acknowledged writes that are not the final value: allowed (the documented semantics of LWW). */
@@ -52,6 +52,32 @@ export interface LwwReport {
    * replaced (a writer with a slow clock read them and wrote over them): allowed, informational.
    */
   readonly olderTimestampWon: number;
+}
+
+/** A replaced version back, with the first acknowledged op that read and replaced it. */
+export interface LwwResurrected {
+  readonly key: string;
+  readonly id: string;
+  /** Whether that op deleted the key or wrote over it. */
+  readonly f: 'write' | 'delete';
+  readonly by: OpRef<LwwValue>;
+}
+
+/** What one fault kind may have caused: see checker/faults.ts for how a violation is charged. */
+export interface FaultTally {
+  /** Windows of this kind in the run. */
+  readonly windows: number;
+  /** Acknowledged adds and writes lost on keys a window of this kind acted on while they were in use. */
+  readonly lost: number;
+  /** Removed items and replaced or deleted versions back on such keys. */
+  readonly resurrected: number;
+}
+
+export interface ByFault {
+  /** Per fault kind; a violation with several suspects counts under each. */
+  readonly kinds: Readonly<Record<string, FaultTally>>;
+  /** Violations no fault window was up for. */
+  readonly unattributed: { readonly lost: number; readonly resurrected: number };
 }
 
 export interface ConvergenceReport {
@@ -72,4 +98,10 @@ export interface CheckReport {
   readonly cart: CartReport;
   readonly lww: LwwReport;
   readonly convergence: ConvergenceReport;
+  readonly byFault: ByFault;
+  /**
+   * Ops acknowledged with W=1 through a node later wiped, or not a replica of the key, counted as
+   * unknown: the client was promised one copy, and it may be gone (checker/faults.ts).
+   */
+  readonly weakAtRisk: number;
 }

@@ -5,7 +5,16 @@
  */
 import { type Cart, cart, resolvers } from '@tessera/client';
 import type { RemoveSeen } from '../history.js';
-import { completionOf, errorText, pickKey, type Step, type WorkerContext } from './worker.js';
+import {
+  completionOf,
+  errorText,
+  pickKey,
+  pickTarget,
+  type Step,
+  type Target,
+  targetFields,
+  type WorkerContext,
+} from './worker.js';
 
 const resolver = resolvers.cart();
 /** Items a worker remembers for removal, at most (older ones are simply kept). */
@@ -16,7 +25,7 @@ interface Added {
   readonly item: string;
 }
 
-/** A cart worker: adds about `addRatio` of the time, removes otherwise. */
+/** A cart worker: adds about `addRatio` of the time, removes otherwise (during an isolate fault, half of them through the node cut off). */
 export function cartStep(addRatio = 0.6): Step {
   const removable: Added[] = [];
   return async (ctx) => {
@@ -30,17 +39,26 @@ export function cartStep(addRatio = 0.6): Step {
     }
     const index = Math.floor(ctx.random() * removable.length);
     const [target] = removable.splice(index, 1);
-    if (target !== undefined) await remove(ctx, target);
+    if (target !== undefined) await remove(ctx, target, await pickTarget(ctx, target.key));
   };
 }
 
 async function add(ctx: WorkerContext): Promise<Added | undefined> {
   const key = pickKey(ctx, 'cart');
+  const to = await pickTarget(ctx, key);
   const item = `i${ctx.nextId()}`;
-  const op = { kind: 'op', process: ctx.process, workload: 'cart', f: 'add', key, value: item } as const;
+  const op = {
+    kind: 'op',
+    process: ctx.process,
+    workload: 'cart',
+    f: 'add',
+    key,
+    value: item,
+    ...targetFields(to),
+  } as const;
   ctx.history.add({ ...op, type: 'invoke', atMs: ctx.history.now() });
   try {
-    await ctx.client.update<Cart>(key, cart.add(item, 1, { now: ctx.clockMs }), {
+    await to.client.update<Cart>(key, cart.add(item, 1, { now: ctx.clockMs }), {
       resolver,
       retries: 3,
       signal: ctx.signal,
@@ -53,9 +71,17 @@ async function add(ctx: WorkerContext): Promise<Added | undefined> {
   }
 }
 
-async function remove(ctx: WorkerContext, target: Added): Promise<void> {
+async function remove(ctx: WorkerContext, target: Added, to: Target): Promise<void> {
   const { key, item } = target;
-  const op = { kind: 'op', process: ctx.process, workload: 'cart', f: 'remove', key, value: item } as const;
+  const op = {
+    kind: 'op',
+    process: ctx.process,
+    workload: 'cart',
+    f: 'remove',
+    key,
+    value: item,
+    ...targetFields(to),
+  } as const;
   ctx.history.add({ ...op, type: 'invoke', atMs: ctx.history.now() });
   const seen: { last: boolean; any: boolean } = { last: false, any: false };
   const removeItem = cart.remove(item, { now: ctx.clockMs });
@@ -65,7 +91,7 @@ async function remove(ctx: WorkerContext, target: Added): Promise<void> {
     return removeItem(current);
   };
   try {
-    await ctx.client.update<Cart>(key, observe, { resolver, retries: 3, signal: ctx.signal });
+    await to.client.update<Cart>(key, observe, { resolver, retries: 3, signal: ctx.signal });
     ctx.history.add({ ...op, type: 'ok', atMs: ctx.history.now(), seen: { ...seen } satisfies RemoveSeen });
   } catch (err) {
     const type = completionOf(err, true);
