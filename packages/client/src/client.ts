@@ -11,15 +11,24 @@ import { type Answer, Requester, type RequestSpec } from './http/requester.js';
 import type { BackoffOptions } from './http/retry.js';
 import { type RequestCounters, RequestStats } from './http/stats.js';
 import {
+  BATCH_KEYS_MAX,
   type CallOptions,
   checkKey,
+  checkListOptions,
   type DeleteResult,
+  type GetManyResult,
   type GetResult,
+  type KeyPage,
   kvPath,
+  type ListOptions,
+  type ListPageOptions,
+  listPath,
   mergeSiblings,
   type PutResult,
+  parseBatch,
   parseContext,
   parseGet,
+  parseKeyPage,
   type ReadOptions,
   type WriteOptions,
 } from './kv.js';
@@ -30,6 +39,9 @@ import type { InferOutput, StandardSchemaV1 } from './schema.js';
 import { fetchTransport } from './transport/fetch.js';
 import { type Transport, withBearerToken } from './transport/types.js';
 import { runUpdate, type UpdateOptions, type UpdateResult, type Updater } from './update.js';
+
+/** Batches of one `getMany` in flight at once. */
+const BATCHES_IN_FLIGHT = 4;
 
 /** Deadline of one ring-loading call, and how long a first call waits for the ring at most. */
 const RING_TIMEOUT_MS = 2_000;
@@ -176,6 +188,56 @@ export class TesseraClient {
     return runUpdate(steps, key, fn, options);
   }
 
+  /**
+   * Reads many keys (POST /v1/kv/batch-get, 100 keys per call, any node): one result per key, in
+   * order, each what `get` answers (`siblings` empty for a key with no value) or, for a key whose
+   * read failed, `{ key, error }`. A failure of a whole batch call (after retries) throws.
+   */
+  async getMany<T = unknown>(
+    keys: readonly string[],
+    options: ReadOptions = {},
+  ): Promise<GetManyResult<T>[]> {
+    if (!Array.isArray(keys)) throw new TesseraError('INVALID_ARGUMENT', 'getMany() takes an array of keys.');
+    for (const key of keys) checkKey(key);
+    const batches: string[][] = [];
+    for (let i = 0; i < keys.length; i += BATCH_KEYS_MAX) batches.push(keys.slice(i, i + BATCH_KEYS_MAX));
+    const results: GetManyResult<T>[][] = new Array(batches.length);
+    let next = 0;
+    const worker = async (): Promise<void> => {
+      for (let i = next++; i < batches.length; i = next++)
+        results[i] = await this.getBatch<T>(batches[i]!, options);
+    };
+    await Promise.all(Array.from({ length: Math.min(BATCHES_IN_FLIGHT, batches.length) }, worker));
+    return results.flat();
+  }
+
+  /**
+   * One page of the live keys with a prefix (GET /v1/kv, any node), for callers that page
+   * themselves: pass the answer's `cursor` to get the next. Keys come in partition order, and a
+   * listing is eventually consistent (docs/api.md).
+   */
+  async listKeys(options: ListPageOptions = {}): Promise<KeyPage> {
+    checkListOptions(options);
+    const path = listPath(options, this.options.serverTimeoutMs);
+    const answer = await this.send({ method: 'GET', key: undefined, path, safety: 'read' }, options);
+    return parseKeyPage(answer, answer.route.url);
+  }
+
+  /**
+   * Every live key with a prefix, page after page: `for await (const key of client.keys({ prefix }))`.
+   * Each key comes once, unless a listing page is retried after a failure; a key written or deleted
+   * while the listing runs may or may not be seen.
+   */
+  async *keys(options: ListOptions = {}): AsyncGenerator<string, void, undefined> {
+    checkListOptions(options);
+    let cursor: string | undefined;
+    do {
+      const page = await this.listKeys({ ...options, cursor });
+      yield* page.keys;
+      cursor = page.cursor;
+    } while (cursor !== undefined);
+  }
+
   /** A typed collection of values under `prefix/` (see collection.ts). */
   collection<S extends StandardSchemaV1>(
     prefix: string,
@@ -225,6 +287,21 @@ export class TesseraClient {
       backoff: this.options.backoff,
       signal: options.signal,
     });
+  }
+
+  private async getBatch<T>(keys: string[], options: ReadOptions): Promise<GetManyResult<T>[]> {
+    const r = options.r ?? this.options.r;
+    const timeoutMs = this.options.serverTimeoutMs;
+    const body = {
+      keys,
+      ...(r === undefined ? {} : { r }),
+      ...(timeoutMs === undefined ? {} : { timeoutMs }),
+    };
+    const answer = await this.send(
+      { method: 'POST', key: undefined, path: '/v1/kv/batch-get', body, safety: 'read' },
+      options,
+    );
+    return parseBatch<T>(keys, answer, answer.route.url);
   }
 
   private query(name: 'r' | 'w', value: number | undefined): Record<string, number | undefined> {

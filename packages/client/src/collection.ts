@@ -7,7 +7,9 @@ import { TesseraError } from './errors.js';
 import type { BackoffOptions } from './http/retry.js';
 import {
   type DeleteResult,
+  type GetManyResult,
   type GetResult,
+  type ListOptions,
   mergeSiblings,
   type PutResult,
   type ReadOptions,
@@ -41,8 +43,16 @@ export interface KeyValueCalls {
   get<V>(key: string, options?: ReadOptions): Promise<GetResult<V>>;
   put<V>(key: string, value: V, options?: WriteOptions): Promise<PutResult>;
   delete(key: string, options?: WriteOptions): Promise<DeleteResult>;
+  getMany<V>(keys: readonly string[], options?: ReadOptions): Promise<GetManyResult<V>[]>;
+  keys(options?: ListOptions): AsyncIterable<string>;
   readonly backoff: BackoffOptions;
 }
+
+/** Options of a collection's listing: the client's listing options but the prefix (the collection's). */
+export type CollectionListOptions = Omit<ListOptions, 'prefix'> & ReadOptions;
+
+/** Keys read per batch by `entries`, unless `pageSize` says otherwise. */
+const ENTRIES_BATCH = 100;
 
 export class Collection<T> {
   private readonly separator: string;
@@ -63,10 +73,58 @@ export class Collection<T> {
     return `${this.prefix}${this.separator}${id}`;
   }
 
+  /**
+   * The ids of the collection's live values (`prefix + separator + id` keys), listed page after
+   * page: `for await (const id of carts.keys())`. Eventually consistent, in partition order
+   * (client.keys, docs/api.md).
+   */
+  async *keys(options: CollectionListOptions = {}): AsyncGenerator<string, void, undefined> {
+    const start = this.prefix + this.separator;
+    for await (const key of this.kv.keys({ ...options, prefix: start })) yield key.slice(start.length);
+  }
+
+  /**
+   * Every live value of the collection with its id, validated and merged as `get` does, read a page
+   * of keys at a time with batch gets. A key deleted between its listing and its read is skipped; a
+   * key whose read failed in the batch is read again alone, and its error thrown if that fails too.
+   */
+  async *entries(
+    options: CollectionListOptions = {},
+  ): AsyncGenerator<CollectionGetResult<T>, void, undefined> {
+    const ids: string[] = [];
+    const flush = async (): Promise<CollectionGetResult<T>[]> => {
+      const batch = ids.splice(0, ids.length);
+      const reads = await this.kv.getMany<unknown>(
+        batch.map((id) => this.key(id)),
+        options,
+      );
+      const out: CollectionGetResult<T>[] = [];
+      for (let i = 0; i < batch.length; i++) {
+        const id = batch[i]!;
+        const result = reads[i]!;
+        const read =
+          result.error === undefined ? await this.checked(result) : await this.siblings(id, options);
+        if (read.siblings.length === 0) continue;
+        out.push(this.merged(id, read));
+      }
+      return out;
+    };
+    for await (const id of this.keys(options)) {
+      ids.push(id);
+      if (ids.length >= (options.pageSize ?? ENTRIES_BATCH)) yield* await flush();
+    }
+    if (ids.length > 0) yield* await flush();
+  }
+
   /** Every sibling, validated. */
   async siblings(id: string, options?: ReadOptions): Promise<GetResult<T>> {
     const key = this.key(id);
-    const read = await this.kv.get<unknown>(key, options);
+    return this.checked(await this.kv.get<unknown>(key, options));
+  }
+
+  /** A read with every sibling validated against the schema. */
+  private async checked(read: GetResult<unknown>): Promise<GetResult<T>> {
+    const { key } = read;
     const values: T[] = [];
     for (let i = 0; i < read.siblings.length; i++) {
       const checked = await validate(this.options.schema, read.siblings[i]);
@@ -85,7 +143,10 @@ export class Collection<T> {
 
   /** The value, merged with the collection's resolver when there are siblings. */
   async get(id: string, options?: ReadOptions): Promise<CollectionGetResult<T>> {
-    const read = await this.siblings(id, options);
+    return this.merged(id, await this.siblings(id, options));
+  }
+
+  private merged(id: string, read: GetResult<T>): CollectionGetResult<T> {
     return {
       id,
       key: read.key,

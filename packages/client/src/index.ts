@@ -7,7 +7,7 @@ export { canonical } from './canonical.js';
 export type { Cart, CartItem, CartLine, CartOpOptions, CartOptions, CartUpdater } from './cart/index.js';
 export { CART_QUANTITY_MAX, CART_TOMBSTONES_MAX, cart } from './cart/index.js';
 export { type ClientStats, TesseraClient, type ValueResult } from './client.js';
-export type { CollectionGetResult, CollectionOptions } from './collection.js';
+export type { CollectionGetResult, CollectionListOptions, CollectionOptions } from './collection.js';
 export { Collection } from './collection.js';
 export {
   CLIENT_ERROR_CODES,
@@ -23,14 +23,55 @@ export type { RequestCounters, RequestEvent } from './http/stats.js';
 export type {
   CallOptions,
   DeleteResult,
+  GetManyResult,
   GetResult,
+  KeyPage,
+  ListOptions,
+  ListPageOptions,
   PutResult,
   ReadOptions,
   WriteOptions,
 } from './kv.js';
 export type { TesseraClientOptions } from './options.js';
-export type { LwwOptions, Resolver, UnionOptions, Version } from './resolvers/index.js';
-export { resolvers } from './resolvers/index.js';
+export type {
+  AnyCrdt,
+  Crdt,
+  CrdtDefinition,
+  CrdtFields,
+  CrdtFieldUpdaters,
+  CrdtMapCrdt,
+  CrdtMapOfCrdt,
+  CrdtMapOfValue,
+  CrdtMapValue,
+  CrdtMapView,
+  CrdtUpdater,
+  LwwOptions,
+  LwwRegister,
+  LwwRegisterCrdt,
+  LwwRegisterOptions,
+  LwwSetOptions,
+  ORSet,
+  ORSetCrdt,
+  ORSetOpOptions,
+  ORSetOptions,
+  PNCounter,
+  PNCounterCrdt,
+  Resolver,
+  StateOf,
+  UnionOptions,
+  Version,
+  ViewOf,
+} from './resolvers/index.js';
+export {
+  counter,
+  crdtMap,
+  crdtMapOf,
+  defineCrdt,
+  lwwRegister,
+  orSet,
+  resolvers,
+  TOMBSTONES_MAX,
+} from './resolvers/index.js';
 export type { NodeUrl } from './routing/ring.js';
 export type { RingStats, Role, Route } from './routing/router.js';
 export type { InferOutput, SchemaIssue, SchemaResult, StandardSchemaV1 } from './schema.js';

@@ -121,6 +121,105 @@ export function mergeSiblings<T>(read: GetResult<T>, resolver: Resolver<T> | und
   return merged;
 }
 
-function badBody(node: string, what: string): TesseraError {
-  return new TesseraError('BAD_RESPONSE', `${node} answered a get with ${what}.`, { node });
+function badBody(node: string, what: string, call = 'a get'): TesseraError {
+  return new TesseraError('BAD_RESPONSE', `${node} answered ${call} with ${what}.`, { node });
+}
+
+/** Keys one batch get reads, at most (the node's limit); `getMany` splits longer lists. */
+export const BATCH_KEYS_MAX = 100;
+/** Keys per listing page, at most (the node's limit). */
+export const PAGE_SIZE_MAX = 1_000;
+
+export interface ListOptions extends CallOptions {
+  /** Only keys that start with this. Default: every key. */
+  readonly prefix?: string;
+  /** Keys asked for per page, 1 to 1000. Default 100 (the node's). */
+  readonly pageSize?: number;
+}
+
+export interface ListPageOptions extends ListOptions {
+  /** The `cursor` of the previous page, unchanged; absent for the first page. */
+  readonly cursor?: string | undefined;
+}
+
+/** One page of a key listing. */
+export interface KeyPage {
+  /** Live keys with the prefix, in partition order (not key order); may be empty mid-listing. */
+  readonly keys: string[];
+  /** Pass it to get the next page; undefined when the listing is complete. */
+  readonly cursor: string | undefined;
+}
+
+/** One key of a `getMany`: what `get` answers for it, or the error its read failed with. */
+export type GetManyResult<T> =
+  | (GetResult<T> & { readonly error?: undefined })
+  | { readonly key: string; readonly error: TesseraError };
+
+export function listPath(options: ListPageOptions, serverTimeoutMs: number | undefined): string {
+  const params = new URLSearchParams();
+  if (options.prefix !== undefined && options.prefix !== '') params.set('prefix', options.prefix);
+  if (options.pageSize !== undefined) params.set('limit', String(options.pageSize));
+  if (options.cursor !== undefined) params.set('cursor', options.cursor);
+  if (serverTimeoutMs !== undefined) params.set('timeoutMs', String(serverTimeoutMs));
+  const query = params.toString();
+  return query === '' ? '/v1/kv' : `/v1/kv?${query}`;
+}
+
+export function checkListOptions(options: ListPageOptions): void {
+  if (
+    options.prefix !== undefined &&
+    (typeof options.prefix !== 'string' || encoder.encode(options.prefix).length > 1024)
+  ) {
+    throw new TesseraError('INVALID_ARGUMENT', 'A prefix is a string of at most 1024 bytes of UTF-8.');
+  }
+  const size = options.pageSize;
+  if (size !== undefined && (!Number.isInteger(size) || size < 1 || size > PAGE_SIZE_MAX)) {
+    throw new TesseraError('INVALID_ARGUMENT', `pageSize must be a whole number from 1 to ${PAGE_SIZE_MAX}.`);
+  }
+}
+
+export function parseKeyPage(answer: NodeAnswer, node: string): KeyPage {
+  const body = answer.body;
+  if (!isRecord(body) || !Array.isArray(body.keys) || !body.keys.every((k) => typeof k === 'string')) {
+    throw badBody(node, 'no list of keys', 'a listing');
+  }
+  if (body.cursor !== null && typeof body.cursor !== 'string') throw badBody(node, 'no cursor', 'a listing');
+  return { keys: body.keys as string[], cursor: body.cursor ?? undefined };
+}
+
+/** A batch get's answer: one result per key asked, in order. */
+export function parseBatch<T>(keys: readonly string[], answer: NodeAnswer, node: string): GetManyResult<T>[] {
+  const body = answer.body;
+  const results = isRecord(body) ? body.results : undefined;
+  if (!Array.isArray(results) || results.length !== keys.length) {
+    throw badBody(node, 'not one result per key', 'a batch get');
+  }
+  return results.map((item, i): GetManyResult<T> => {
+    const key = keys[i]!;
+    if (!isRecord(item) || item.key !== key) throw badBody(node, 'results out of order', 'a batch get');
+    if (isRecord(item.error)) {
+      const { code, message, details } = item.error;
+      return {
+        key,
+        error: new TesseraError(
+          typeof code === 'string' ? code : 'BAD_RESPONSE',
+          typeof message === 'string' ? message : `${node} failed to read key "${key}".`,
+          { node, key, ...(isRecord(details) ? { details } : {}) },
+        ),
+      };
+    }
+    if (!Array.isArray(item.siblings)) throw badBody(node, 'a result without siblings', 'a batch get');
+    if (item.siblings.length > 0 && typeof item.context !== 'string') {
+      throw badBody(node, 'a result without context', 'a batch get');
+    }
+    const versions = item.siblings.map((s): Version<T> => {
+      if (!isRecord(s) || !('value' in s)) throw badBody(node, 'a sibling without value', 'a batch get');
+      const time = typeof s.lastModified === 'string' ? Date.parse(s.lastModified) : Number.NaN;
+      return { value: s.value as T, lastModified: new Date(Number.isNaN(time) ? 0 : time) };
+    });
+    const siblings = versions.map((v) => v.value);
+    return typeof item.context === 'string'
+      ? { key, siblings, context: item.context, versions }
+      : { key, siblings, versions };
+  });
 }

@@ -75,6 +75,11 @@ export const ERROR_CODES = {
     G.FAILED_PRECONDITION,
     "The write would grow the key's version vector past vvEntriesMax.",
   ),
+  INVALID_CURSOR: node(
+    400,
+    G.INVALID_ARGUMENT,
+    'The listing cursor is malformed, was edited, or was issued for another prefix or cluster.',
+  ),
   VALUE_TOO_LARGE: node(413, G.RESOURCE_EXHAUSTED, 'The value or the request body is larger than allowed.'),
   REQUEST_TOO_SLOW: node(
     408,

@@ -18,6 +18,7 @@ function httpDeps(node: RunningNode): HttpAppDeps {
     config: node.config,
     metrics: node.metrics,
     coordinator: node.coordinator,
+    coverage: node.coverage,
     store: node.store,
     admission: node.admission,
     ring: () => node.view.require().ring,

@@ -4,7 +4,7 @@
  * live above it.
  */
 
-export type HttpMethod = 'GET' | 'PUT' | 'DELETE';
+export type HttpMethod = 'GET' | 'PUT' | 'POST' | 'DELETE';
 
 export interface TransportRequest {
   readonly method: HttpMethod;

@@ -5,7 +5,7 @@
  * it grows back by a tenth of the maximum. Work that finds no token is deferred, and counted.
  */
 
-export type BackgroundKind = 'anti-entropy' | 'handoff' | 'transfer';
+export type BackgroundKind = 'anti-entropy' | 'handoff' | 'transfer' | 'listing';
 
 export interface BackgroundGate {
   /** True if `cost` units of background work of `kind` may run now. */
@@ -39,8 +39,18 @@ export class AdmissionController implements BackgroundGate {
   private windowStartMs: number;
   private samples: number[] = [];
   private lastP99Ms = 0;
-  private readonly ran: Record<BackgroundKind, number> = { 'anti-entropy': 0, handoff: 0, transfer: 0 };
-  private readonly deferred: Record<BackgroundKind, number> = { 'anti-entropy': 0, handoff: 0, transfer: 0 };
+  private readonly ran: Record<BackgroundKind, number> = {
+    'anti-entropy': 0,
+    handoff: 0,
+    transfer: 0,
+    listing: 0,
+  };
+  private readonly deferred: Record<BackgroundKind, number> = {
+    'anti-entropy': 0,
+    handoff: 0,
+    transfer: 0,
+    listing: 0,
+  };
 
   constructor(private readonly options: AdmissionOptions) {
     this.rate = options.rateMaxPerSec;

@@ -15,10 +15,15 @@ import type { Config } from '../config.js';
 import type { Logger } from '../logger.js';
 import type { NodeMetrics } from '../node/metrics.js';
 import { registerAuth } from './auth.js';
+import { type BatchRouteDeps, registerBatchRoutes } from './batch-routes.js';
 import { handleClientError } from './client-errors.js';
 import { type ClusterRouteDeps, registerClusterRoutes } from './cluster-routes.js';
+import { registerCors } from './cors.js';
 import { type FaultRouteDeps, registerFaultRoutes } from './fault-routes.js';
 import { type KvRouteDeps, registerKvRoutes } from './kv-routes.js';
+import { type ListRouteDeps, registerListRoutes } from './list-routes.js';
+import { registerOpenApiRoute, trackRoutes } from './openapi.js';
+import { requestGuard } from './request-guard.js';
 import { httpsServerFactory } from './tls.js';
 import { registerUiRoute } from './ui-route.js';
 
@@ -37,6 +42,7 @@ export type HttpSettings = Pick<
   | 'httpTls'
   | 'token'
   | 'adminToken'
+  | 'corsOrigins'
 >;
 
 /** What the HTTP API uses of a node: its own settings and metrics, and what each group of routes uses. */
@@ -44,6 +50,8 @@ export type HttpAppDeps = {
   readonly config: HttpSettings;
   readonly metrics: Pick<NodeMetrics, 'connectionsDropped'>;
 } & KvRouteDeps &
+  ListRouteDeps &
+  BatchRouteDeps &
   ClusterRouteDeps &
   FaultRouteDeps;
 
@@ -95,11 +103,19 @@ export function createHttpApp(deps: HttpAppDeps, log: Logger): FastifyInstance {
       ),
     ),
   );
+  // Before authentication: a browser's preflight carries no token (docs/browser.md).
+  registerCors(app, config.corsOrigins);
+  trackRoutes(app);
   registerAuth(app, config);
-  registerKvRoutes(app, deps);
+  // One count of requests in flight for every data route.
+  const guard = requestGuard(deps);
+  registerKvRoutes(app, deps, guard);
+  registerListRoutes(app, deps, guard);
+  registerBatchRoutes(app, deps, guard);
   registerClusterRoutes(app, deps);
   registerUiRoute(app);
   registerFaultRoutes(app, deps);
+  registerOpenApiRoute(app);
   return app;
 }
 

@@ -13,7 +13,7 @@ import type { Config } from '../config.js';
 import type { FaultSwitches } from '../node/fault-switches.js';
 import { parseInput } from './schemas.js';
 
-const faultsBodySchema = z
+export const faultsBodySchema = z
   .object({
     blockPeers: z.array(z.string().min(1).max(64)).max(1024),
     /** Kill -9 in the middle of the next write this node coordinates (after its fan-out, before its own copy). */

@@ -8,16 +8,16 @@ import type { NodeMetrics } from '../node/metrics.js';
 import type { ReplicaStore } from '../storage/replica-store.js';
 import { type ContextSeal, contextSeal } from './contexts.js';
 import { renderSiblings } from './render.js';
+import { type RequestGuard, requestGuard } from './request-guard.js';
 import {
   deleteBodySchema,
+  deleteQuerySchema,
   parseInput,
   putBodySchema,
   readQuerySchema,
   validateKey,
   writeQuerySchema,
 } from './schemas.js';
-
-type Op = 'get' | 'put' | 'delete' | 'get_local';
 
 /** What the key-value routes use of a node. */
 export interface KvRouteDeps {
@@ -30,48 +30,13 @@ export interface KvRouteDeps {
   readonly admission: Pick<AdmissionController, 'recordForeground'>;
 }
 
-export function registerKvRoutes(app: FastifyInstance, deps: KvRouteDeps): void {
+export function registerKvRoutes(
+  app: FastifyInstance,
+  deps: KvRouteDeps,
+  guard: RequestGuard = requestGuard(deps),
+): void {
   const contexts = contextSeal(deps.config.clusterSecret);
-  let inflight = 0;
-  /**
-   * Admission, in `onRequest`: a request past inflightMax is refused before its body is read, and
-   * one admitted counts until its response is done or its connection dropped, body reading included.
-   */
-  const admit =
-    (op: Op) =>
-    async (_req: FastifyRequest, reply: FastifyReply): Promise<void> => {
-      if (inflight >= deps.config.inflightMax) {
-        deps.metrics.requests.inc({ op, outcome: 'OVERLOADED' });
-        throw new TesseraError(
-          'OVERLOADED',
-          `This node is serving ${inflight} requests, its limit. Retry after a second.`,
-        );
-      }
-      inflight++;
-      deps.metrics.inflight.set(inflight);
-      reply.raw.once('close', () => {
-        inflight--;
-        deps.metrics.inflight.set(inflight);
-      });
-    };
-  const guarded =
-    (op: Op, handler: (req: FastifyRequest, reply: FastifyReply) => Promise<unknown>) =>
-    async (req: FastifyRequest, reply: FastifyReply): Promise<unknown> => {
-      const end = deps.metrics.latency.startTimer({ op });
-      const startedMs = performance.now();
-      try {
-        const result = await handler(req, reply);
-        deps.metrics.requests.inc({ op, outcome: reply.statusCode < 400 ? 'ok' : 'NOT_FOUND' });
-        return result;
-      } catch (err) {
-        deps.metrics.requests.inc({ op, outcome: TesseraError.is(err) ? err.code : 'INTERNAL' });
-        throw err;
-      } finally {
-        end();
-        deps.admission.recordForeground(performance.now() - startedMs);
-      }
-    };
-
+  const { admit, guarded } = guard;
   app.get(
     '/v1/kv/:key',
     { onRequest: admit('get') },
@@ -89,8 +54,20 @@ export function registerKvRoutes(app: FastifyInstance, deps: KvRouteDeps): void 
   );
 }
 
-function keyOf(req: FastifyRequest): string {
-  return validateKey((req.params as { key?: unknown }).key);
+/**
+ * The key: the path segment, or the `key` query parameter when the segment is empty (the only way
+ * to send the keys `.` and `..`, which URL parsers remove from paths).
+ */
+function keyOf(req: FastifyRequest, query: { key?: string | undefined }): string {
+  const segment = (req.params as { key?: unknown }).key;
+  if (query.key === undefined) return validateKey(segment);
+  if (segment !== '') {
+    throw new TesseraError(
+      'BAD_REQUEST',
+      'Give the key either in the path (/v1/kv/<key>) or as ?key= after /v1/kv/, not both.',
+    );
+  }
+  return validateKey(query.key);
 }
 
 async function getKey(
@@ -99,8 +76,8 @@ async function getKey(
   req: FastifyRequest,
   reply: FastifyReply,
 ): Promise<unknown> {
-  const key = keyOf(req);
   const query = parseInput(readQuerySchema, req.query, 'query');
+  const key = keyOf(req, query);
   const { state, context: issued } =
     query.local === 'true'
       ? await localRead(deps, key)
@@ -110,6 +87,10 @@ async function getKey(
         });
   const context = contexts.seal(key, issued);
   if (state.siblings.length === 0) {
+    // `?missing=ok`: an answer, not an error, so that a browser logs no failed request.
+    if (query.missing === 'ok') {
+      return reply.send({ key, siblings: [], ...(state.vv.length > 0 ? { context } : {}) });
+    }
     const body = {
       error: { code: 'NOT_FOUND', message: `Key "${key}" has no value.` },
       ...(state.vv.length > 0 ? { context } : {}),
@@ -126,8 +107,8 @@ async function localRead(deps: KvRouteDeps, key: string) {
 }
 
 async function putKey(deps: KvRouteDeps, contexts: ContextSeal, req: FastifyRequest): Promise<unknown> {
-  const key = keyOf(req);
   const query = parseInput(writeQuerySchema, req.query, 'query');
+  const key = keyOf(req, query);
   const body = parseInput(putBodySchema, req.body, 'body');
   const value = Buffer.from(JSON.stringify(body.value), 'utf8');
   const context = await deps.coordinator.write(key, {
@@ -138,14 +119,20 @@ async function putKey(deps: KvRouteDeps, contexts: ContextSeal, req: FastifyRequ
 }
 
 async function deleteKey(deps: KvRouteDeps, contexts: ContextSeal, req: FastifyRequest): Promise<unknown> {
-  const key = keyOf(req);
-  const query = parseInput(writeQuerySchema, req.query, 'query');
+  const query = parseInput(deleteQuerySchema, req.query, 'query');
+  const key = keyOf(req, query);
   const body = parseInput(deleteBodySchema, req.body, 'body');
-  const context = await deps.coordinator.write(key, {
-    value: undefined,
-    ...writeOptions(query, opened(contexts, key, body.context)),
-  });
-  return { context: contexts.seal(key, context) };
+  try {
+    const context = await deps.coordinator.write(key, {
+      value: undefined,
+      ...writeOptions(query, opened(contexts, key, body.context)),
+    });
+    return { context: contexts.seal(key, context) };
+  } catch (err) {
+    // `?missing=ok`: a delete without context of a key with no value is `{ found: false }`, not a 404.
+    if (query.missing === 'ok' && TesseraError.is(err, 'NOT_FOUND')) return { found: false };
+    throw err;
+  }
 }
 
 function opened(contexts: ContextSeal, key: string, context: string | undefined): string | undefined {

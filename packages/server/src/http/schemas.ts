@@ -9,13 +9,32 @@ const intParam = (name: string, min: number, max: number) =>
     .string()
     .regex(/^\d{1,9}$/, `${name} must be a whole number`)
     .transform(Number)
-    .refine((v) => v >= min && v <= max, `${name} must be from ${min} to ${max}`);
+    .refine((v) => v >= min && v <= max, `${name} must be from ${min} to ${max}`)
+    .meta({ description: `A whole number from ${min} to ${max}.` });
+
+/**
+ * The key as a query parameter, for a path whose key segment is empty (`/v1/kv/?key=..`): the keys
+ * `.` and `..` cannot be a path segment, since URL parsers (browsers' fetch, undici, curl) remove
+ * such segments, and `%2E` with them.
+ */
+const keyParam = z.string().meta({
+  description:
+    'The key, when the path ends in `/v1/kv/` with no key segment (any key; needed for `.` and `..`, which URL normalisation removes from a path).',
+});
+
+/** What a read or delete of a key with no live value answers: 404 NOT_FOUND (default), or 200. */
+const missingParam = z.enum(['error', 'ok']).meta({
+  description:
+    '`ok`: a key with no live value is answered 200 (no siblings; a read carries the tombstone context, if any) instead of 404 NOT_FOUND, so browsers log no failed request.',
+});
 
 export const readQuerySchema = z
   .object({
     r: intParam('r', 1, 64).optional(),
     timeoutMs: intParam('timeoutMs', 1, 120_000).optional(),
     local: z.enum(['true', 'false']).optional(),
+    missing: missingParam.optional(),
+    key: keyParam.optional(),
   })
   .strict();
 
@@ -23,8 +42,11 @@ export const writeQuerySchema = z
   .object({
     w: intParam('w', 1, 64).optional(),
     timeoutMs: intParam('timeoutMs', 1, 120_000).optional(),
+    key: keyParam.optional(),
   })
   .strict();
+
+export const deleteQuerySchema = writeQuerySchema.extend({ missing: missingParam.optional() }).strict();
 
 /** Arrays and objects nested in a value, at most (deeper ones would overflow the stack when serialized). */
 export const VALUE_DEPTH_MAX = 100;
@@ -52,6 +74,57 @@ export function depthWithin(value: unknown, max: number): boolean {
   }
   return true;
 }
+
+/** Keys of a listing page: default and maximum of `limit`. */
+export const LIST_LIMIT_DEFAULT = 100;
+export const LIST_LIMIT_MAX = 1_000;
+/** A listing cursor, at most (a key of 1024 bytes escaped in JSON, then base64url, fits). */
+export const CURSOR_CHARS_MAX = 12_000;
+/** Keys in one batch get, at most. */
+export const BATCH_KEYS_MAX = 100;
+
+const keyBytes = (key: string): number => Buffer.byteLength(key, 'utf8');
+const noLoneSurrogate = (s: string): boolean => !/\p{Cs}/u.test(s);
+
+/** A key in a body: what `validateKey` accepts in a path. */
+export const keySchema = z
+  .string()
+  .min(1, 'a key must not be empty')
+  .refine((k) => keyBytes(k) <= KEY_BYTES_MAX, `a key is at most ${KEY_BYTES_MAX} bytes of UTF-8`)
+  .refine(noLoneSurrogate, 'a key must be well-formed Unicode (no lone surrogate)');
+
+export const listQuerySchema = z
+  .object({
+    prefix: z
+      .string()
+      .refine((p) => keyBytes(p) <= KEY_BYTES_MAX, `prefix is at most ${KEY_BYTES_MAX} bytes of UTF-8`)
+      .refine(noLoneSurrogate, 'prefix must be well-formed Unicode (no lone surrogate)')
+      .meta({
+        description:
+          'Only keys that start with this (0 to 1024 bytes of UTF-8); absent or empty for every key.',
+      })
+      .optional(),
+    limit: intParam('limit', 1, LIST_LIMIT_MAX).optional(),
+    cursor: z
+      .string()
+      .min(1)
+      .max(CURSOR_CHARS_MAX)
+      .meta({
+        description:
+          "The previous page's cursor, unchanged, with the same prefix; absent for the first page.",
+      })
+      .optional(),
+    timeoutMs: intParam('timeoutMs', 1, 120_000).optional(),
+  })
+  .strict();
+
+export const batchGetBodySchema = z
+  .object({
+    keys: z.array(keySchema).min(1).max(BATCH_KEYS_MAX),
+    r: z.int().min(1).max(64).optional(),
+    timeoutMs: z.int().min(1).max(120_000).optional(),
+  })
+  .strict();
 
 export const deleteBodySchema = z.object({ context: z.string().max(CONTEXT_CHARS_MAX).optional() }).strict();
 

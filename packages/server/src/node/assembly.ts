@@ -11,6 +11,8 @@ import { Gossip } from '../cluster/gossip.js';
 import { type PeerClientFactory, PeerDirectory } from '../cluster/peers.js';
 import type { Config } from '../config.js';
 import { Coordinator } from '../coordinator/coordinator.js';
+import { Coverage } from '../coordinator/coverage.js';
+import { PartitionKeys, scanPartitionKeys } from '../coordinator/partition-keys.js';
 import { Handoff } from '../handoff/handoff.js';
 import type { Logger } from '../logger.js';
 import type { StorageEngine } from '../storage/engine.js';
@@ -43,6 +45,10 @@ export interface NodeParts extends NodeGround {
   readonly hints: HintStore;
   readonly merkle: MerkleResponder;
   readonly coordinator: Coordinator;
+  /** Key listings this node answers (coverage queries over the partitions). */
+  readonly coverage: Coverage;
+  /** Key listings this node serves to peers, for the partitions it replicates. */
+  readonly partitionKeys: PartitionKeys;
   readonly admission: AdmissionController;
   readonly handoff: Handoff;
   readonly antiEntropy: AntiEntropy;
@@ -64,6 +70,8 @@ export function assembleNode(ground: NodeGround): NodeParts {
   const parts = {
     ...base,
     coordinator: coordinatorOf(base),
+    coverage: coverageOf(base),
+    partitionKeys: partitionKeysOf(base),
     merkle: merkleOf(base),
     handoff: handoffOf(base),
     antiEntropy: antiEntropyOf(base),
@@ -124,6 +132,26 @@ function coordinatorOf(p: Base): Coordinator {
     now: p.now,
     log: p.log.child({ component: 'coordinator' }),
   });
+}
+
+function coverageOf(p: Base): Coverage {
+  const { config, view, store, admission } = p;
+  return new Coverage({
+    self: config.nodeId,
+    n: config.n,
+    ring: () => view.require().ring,
+    local: (request) => scanPartitionKeys(store, request),
+    peers: p.peers,
+    // Listings are charged to the transfer budget: both scan partitions page by page.
+    gate: { tryAcquire: (cost) => admission.tryAcquire(cost, 'listing') },
+    gateCostMax: config.backgroundRateMinPerSec,
+    peerTimeoutMs: config.peerTimeoutMs,
+    now: p.now,
+  });
+}
+
+function partitionKeysOf({ config, view, store }: Base): PartitionKeys {
+  return new PartitionKeys({ self: config.nodeId, n: config.n, ring: () => view.require().ring, store });
 }
 
 function merkleOf({ config, view, store }: Base): MerkleResponder {

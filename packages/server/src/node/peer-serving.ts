@@ -2,12 +2,14 @@
  * The gRPC side of a node: listens before the node has a cluster state or a store, so a peer that
  * admitted it can reach it at once; data calls get NODE_NOT_READY until `ready`.
  */
+import { TesseraError } from '@tessera/core';
 import type { ClusterView } from '../cluster/cluster-view.js';
 import type { Config } from '../config.js';
 import type { Logger } from '../logger.js';
 import { PartitionSource } from '../transfer/source.js';
 import type { PeerSecurity } from '../transport/credentials.js';
 import { type PeerServerHandle, startPeerServer } from '../transport/grpc-server.js';
+import type { KeyListingSource } from '../transport/peer-api.js';
 import { peerServerSecurity } from '../transport/peer-security.js';
 import type { NodeParts } from './assembly.js';
 import { splitHostPort } from './host-port.js';
@@ -15,7 +17,9 @@ import { PeerHandler } from './peer-handler.js';
 
 export interface PeerServing {
   /** Serves data calls and transfers from these parts from now on. */
-  ready(parts: Pick<NodeParts, 'store' | 'hints' | 'coordinator' | 'merkle' | 'gossip'>): void;
+  ready(
+    parts: Pick<NodeParts, 'store' | 'hints' | 'coordinator' | 'merkle' | 'gossip' | 'partitionKeys'>,
+  ): void;
   readonly server: PeerServerHandle;
 }
 
@@ -27,16 +31,25 @@ export async function listenForPeers(
 ): Promise<PeerServing> {
   const handler = new PeerHandler(config.nodeId, view, log.child({ component: 'peer-handler' }));
   const source = new PartitionSource();
+  let listing: KeyListingSource | undefined;
   const server = await startPeerServer(handler, {
     ...splitHostPort(config.peer),
     logger: log.child({ component: 'grpc' }),
     inflightMax: config.peerInflightMax,
     transfer: source,
+    listing: {
+      listKeys: async (request) => {
+        if (listing === undefined)
+          throw new TesseraError('NODE_NOT_READY', 'This node is still starting; retry shortly.');
+        return listing.listKeys(request);
+      },
+    },
     security: peerServerSecurity(security, () => view.state, log.child({ component: 'peer-guard' })),
   });
-  const ready: PeerServing['ready'] = ({ store, hints, coordinator, merkle, gossip }) => {
+  const ready: PeerServing['ready'] = ({ store, hints, coordinator, merkle, gossip, partitionKeys }) => {
     handler.ready({ store, coordinator, hints, merkle });
     source.ready(store);
+    listing = partitionKeys;
     handler.changed = () => gossip.spread();
   };
   return { ready, server };

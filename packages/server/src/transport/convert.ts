@@ -20,12 +20,16 @@ import {
 } from '@tessera/core';
 import { z } from 'zod';
 import * as pb from './generated/tessera/peer/v1/peer.js';
-import type { CoordinateRequest } from './peer-api.js';
+import type { CoordinateRequest, ListKeysReply, ListKeysRequest } from './peer-api.js';
 
 export const KEY_BYTES_MAX = 1024;
 export const QUORUM_MAX = 64;
 export const TIMEOUT_MS_MAX = 120_000;
 export const MEMBERS_MAX = 1024;
+/** Keys in one ListKeys reply, at most (1024 keys of 1 KiB stay far below the message limit). */
+export const LIST_KEYS_MAX = 1_000;
+/** Stored entries one ListKeys call may scan, at most. */
+export const LIST_SCAN_MAX = 100_000;
 /** Entries in one MerkleKeys reply, at most (a reply also stays under its byte bound). */
 export const MERKLE_KEYS_MAX = 100_000;
 const ADDRESS_CHARS_MAX = 300;
@@ -219,6 +223,27 @@ export const merkleKeysResponseSchema = z.object({
     .max(MERKLE_KEYS_MAX),
   bucketsDone: z.int().min(0).max(MERKLE_BUCKETS),
 }) satisfies z.ZodType<unknown, pb.MerkleKeysResponse>;
+
+/** A key prefix: any string, from empty (every key) to a whole key. */
+const prefixSchema = z
+  .string()
+  .refine((p) => p.length === 0 || fitsKeyBytes(p), `must be at most ${KEY_BYTES_MAX} bytes of UTF-8`);
+
+/** A proto `ListKeysRequest` in, the `PeerApi` one out. */
+export const listKeysRequestSchema = z.object({
+  partition: partitionSchema,
+  afterKey: keySchema.optional(),
+  prefix: prefixSchema,
+  keysMax: z.int().min(1).max(LIST_KEYS_MAX),
+  scanMax: z.int().min(1).max(LIST_SCAN_MAX),
+}) satisfies z.ZodType<ListKeysRequest, pb.ListKeysRequest>;
+
+export const listKeysResponseSchema = z.object({
+  keys: z.array(keySchema).max(LIST_KEYS_MAX),
+  lastKey: keySchema.optional(),
+  scanned: z.int().min(0).max(LIST_SCAN_MAX),
+  done: z.boolean(),
+}) satisfies z.ZodType<ListKeysReply, pb.ListKeysResponse>;
 
 /**
  * `value` checked against `schema`, or a `TesseraError(code)` naming the first few problems

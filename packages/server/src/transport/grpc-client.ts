@@ -12,6 +12,7 @@ import {
   clusterStateToProto,
   coordinateRequestToProto,
   coordinateResponseSchema,
+  listKeysResponseSchema,
   memberToProto,
   merkleKeysResponseSchema,
   parseWire,
@@ -21,6 +22,8 @@ import type * as pb from './generated/tessera/peer/v1/peer.js';
 import type {
   CoordinateReply,
   CoordinateRequest,
+  ListKeysReply,
+  ListKeysRequest,
   MerkleKeysReply,
   MerkleKeysRequest,
   PeerClient,
@@ -119,6 +122,18 @@ class GrpcPeerClient implements PeerClient {
     const parsed = this.parseReply(merkleKeysResponseSchema, reply, 'MerkleKeys');
     if (parsed.bucketsDone > request.buckets.length || parsed.entries.length > request.keysMax) {
       throw this.badReply('MerkleKeys', `more buckets or keys than asked for`);
+    }
+    return parsed;
+  }
+
+  async listKeys(request: ListKeysRequest, timeoutMs: number): Promise<ListKeysReply> {
+    const reply = await this.call(peerService.listKeys, request, timeoutMs);
+    const parsed = this.parseReply(listKeysResponseSchema, reply, 'ListKeys');
+    if (parsed.keys.length > request.keysMax || parsed.scanned > request.scanMax) {
+      throw this.badReply('ListKeys', 'more keys or entries than asked for');
+    }
+    if (!parsed.done && (parsed.scanned === 0 || parsed.lastKey === undefined)) {
+      throw this.badReply('ListKeys', 'no progress and not done');
     }
     return parsed;
   }

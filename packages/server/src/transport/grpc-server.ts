@@ -19,6 +19,7 @@ import {
   coordinateRequestSchema,
   gossipRequestSchema,
   joinRequestSchema,
+  listKeysRequestSchema,
   merkleHashesRequestSchema,
   merkleKeysRequestSchema,
   parseWire,
@@ -26,7 +27,7 @@ import {
   replicateRequestSchema,
 } from './convert.js';
 import type * as pb from './generated/tessera/peer/v1/peer.js';
-import type { PeerApi } from './peer-api.js';
+import type { KeyListingSource, PeerApi } from './peer-api.js';
 import { addPipeService } from './pipe-server.js';
 import {
   CODE_METADATA,
@@ -53,6 +54,8 @@ export interface PeerServerOptions {
   readonly inflightMax?: number;
   /** Serves partition transfers (paper 4.9) when given. */
   readonly transfer?: TransferSource;
+  /** Serves key listings (ListKeys) when given; without it they are UNIMPLEMENTED. */
+  readonly listing?: KeyListingSource;
   /** TLS credentials and interceptors (the peer guard); default plaintext, unguarded. */
   readonly security?: { readonly credentials: ServerCredentials; readonly interceptors: ServerInterceptor[] };
 }
@@ -101,6 +104,7 @@ export async function startPeerServer(
     merkleKeys: unary(peerService.merkleKeys, merkleKeysRequestSchema, calls, (request) =>
       handler.merkleKeys(request),
     ),
+    ...listingService(options.listing, calls),
   });
 
   const pipe = addPipeService(server, handler, log);
@@ -120,6 +124,20 @@ export async function startPeerServer(
 }
 
 const INFLIGHT_MAX_DEFAULT = 10_000;
+
+/** The ListKeys method, when this server lists keys (grpc-js answers UNIMPLEMENTED otherwise). */
+function listingService(
+  listing: KeyListingSource | undefined,
+  calls: Calls,
+): Record<string, handleUnaryCall<pb.ListKeysRequest | DecodeFailure, pb.ListKeysResponse>> {
+  if (listing === undefined) return {};
+  return {
+    listKeys: unary(peerService.listKeys, listKeysRequestSchema, calls, async (request) => {
+      const reply = await listing.listKeys(request);
+      return { ...reply, keys: [...reply.keys] };
+    }),
+  };
+}
 
 /** What every method of one server shares: its log and its count of calls being served. */
 interface Calls {

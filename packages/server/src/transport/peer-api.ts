@@ -54,6 +54,38 @@ export interface TransferPage {
   readonly keysMax: number;
 }
 
+/**
+ * Key listing, a coverage query (docs/api.md): which live keys of a partition start with `prefix`,
+ * in the partition's scan order after `afterKey`, scanning at most `scanMax` stored entries.
+ */
+export interface ListKeysRequest {
+  readonly partition: number;
+  /** Resume after this key (exclusive), a key of `partition`; absent to start at its beginning. */
+  readonly afterKey?: string;
+  /** Only keys that start with this; empty for every key. */
+  readonly prefix: string;
+  /** At most this many keys in the reply. */
+  readonly keysMax: number;
+  /** At most this many stored entries scanned, tombstones and keys without the prefix included. */
+  readonly scanMax: number;
+}
+
+export interface ListKeysReply {
+  /** Live keys (at least one sibling) that start with the prefix, in scan order. */
+  readonly keys: readonly string[];
+  /** The last key scanned, to resume after; absent when nothing was scanned. */
+  readonly lastKey?: string;
+  /** Stored entries scanned. */
+  readonly scanned: number;
+  /** True when the scan reached the end of the partition: nothing is left after `lastKey`. */
+  readonly done: boolean;
+}
+
+/** What a node serves to a peer's key listing (served when given to the peer server). */
+export interface KeyListingSource {
+  listKeys(request: ListKeysRequest): Promise<ListKeysReply>;
+}
+
 /** Implemented by the node; served to peers over gRPC. */
 export interface PeerApi {
   /** This replica's stored state of `key` (core `encodeState` bytes), or undefined if none. */
@@ -104,5 +136,10 @@ export interface PeerClient {
     timeoutMs: number,
     onChunk: (entries: readonly TransferEntry[]) => Promise<void>,
   ): Promise<void>;
+  /**
+   * Key listing (a coverage query): one bounded scan of a partition of the peer. Optional so that
+   * in-process stand-ins (the simulation, test fakes) need not list; the gRPC client has it.
+   */
+  listKeys?(request: ListKeysRequest, timeoutMs: number): Promise<ListKeysReply>;
   close(): void;
 }

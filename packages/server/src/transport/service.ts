@@ -88,6 +88,7 @@ export const peerService = {
   join: method(pb.PeerService.join, pb.JoinRequest, pb.JoinResponse),
   merkleHashes: method(pb.PeerService.merkleHashes, pb.MerkleHashesRequest, pb.MerkleHashesResponse),
   merkleKeys: method(pb.PeerService.merkleKeys, pb.MerkleKeysRequest, pb.MerkleKeysResponse),
+  listKeys: method(pb.PeerService.listKeys, pb.ListKeysRequest, pb.ListKeysResponse),
 } as const;
 
 /** The replication pipe (bidirectional stream); see pipe-client.ts and pipe-server.ts. */

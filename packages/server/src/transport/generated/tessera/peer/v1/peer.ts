@@ -196,6 +196,33 @@ export interface TransferEntry {
   readonly state: Uint8Array;
 }
 
+export interface ListKeysRequest {
+  readonly partition: number;
+  /** Resume after this key (exclusive); absent to start at the beginning of the partition. */
+  readonly afterKey?:
+    | string
+    | undefined;
+  /** Only keys that start with this; empty for every key. */
+  readonly prefix: string;
+  /** At most this many keys in the reply. */
+  readonly keysMax: number;
+  /** At most this many stored entries scanned (tombstones and keys without the prefix count too). */
+  readonly scanMax: number;
+}
+
+export interface ListKeysResponse {
+  /** Live keys (at least one sibling) that start with the prefix, in scan order. */
+  readonly keys: readonly string[];
+  /** The last key scanned, to resume after; absent when nothing was scanned. */
+  readonly lastKey?:
+    | string
+    | undefined;
+  /** Stored entries scanned. */
+  readonly scanned: number;
+  /** True when the scan reached the end of the partition. */
+  readonly done: boolean;
+}
+
 export interface PipeRequest {
   readonly calls: readonly PipeCall[];
 }
@@ -1654,6 +1681,175 @@ export const TransferEntry: MessageFns<TransferEntry> = {
   },
 };
 
+function createBaseListKeysRequest(): ListKeysRequest {
+  return { partition: 0, afterKey: undefined, prefix: "", keysMax: 0, scanMax: 0 };
+}
+
+export const ListKeysRequest: MessageFns<ListKeysRequest> = {
+  encode(message: ListKeysRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.partition !== 0) {
+      writer.uint32(8).uint32(message.partition);
+    }
+    if (message.afterKey !== undefined) {
+      writer.uint32(18).string(message.afterKey);
+    }
+    if (message.prefix !== "") {
+      writer.uint32(26).string(message.prefix);
+    }
+    if (message.keysMax !== 0) {
+      writer.uint32(32).uint32(message.keysMax);
+    }
+    if (message.scanMax !== 0) {
+      writer.uint32(40).uint32(message.scanMax);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListKeysRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListKeysRequest() as any;
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.partition = reader.uint32();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.afterKey = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.prefix = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.keysMax = reader.uint32();
+            continue;
+          }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.scanMax = reader.uint32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+};
+
+function createBaseListKeysResponse(): ListKeysResponse {
+  return { keys: [], lastKey: undefined, scanned: 0, done: false };
+}
+
+export const ListKeysResponse: MessageFns<ListKeysResponse> = {
+  encode(message: ListKeysResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.keys) {
+      writer.uint32(10).string(v!);
+    }
+    if (message.lastKey !== undefined) {
+      writer.uint32(18).string(message.lastKey);
+    }
+    if (message.scanned !== 0) {
+      writer.uint32(24).uint32(message.scanned);
+    }
+    if (message.done !== false) {
+      writer.uint32(32).bool(message.done);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListKeysResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListKeysResponse() as any;
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.keys.push(reader.string());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.lastKey = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.scanned = reader.uint32();
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.done = reader.bool();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+};
+
 function createBasePipeRequest(): PipeRequest {
   return { calls: [] };
 }
@@ -2050,6 +2246,19 @@ export const PeerService = {
     responseDeserialize: (value: Buffer): TransferPartitionResponse => TransferPartitionResponse.decode(value),
   },
   /**
+   * Key listing, a coverage query: the live keys of a partition that start with a prefix, in the
+   * partition's scan order from `after_key` on, scanning a bounded number of stored entries.
+   */
+  listKeys: {
+    path: "/tessera.peer.v1.Peer/ListKeys" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ListKeysRequest): Buffer => Buffer.from(ListKeysRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ListKeysRequest => ListKeysRequest.decode(value),
+    responseSerialize: (value: ListKeysResponse): Buffer => Buffer.from(ListKeysResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ListKeysResponse => ListKeysResponse.decode(value),
+  },
+  /**
    * The replication pipe: one long-lived stream from each node to each peer carrying replica reads
    * and writes in batches, one message per event-loop tick each way, so a write costs no RPC of
    * its own. Replies may come in any order and are matched by call id.
@@ -2085,6 +2294,11 @@ export interface PeerServer extends UntypedServiceImplementation {
    * `after_key` on, as chunks of key + state. Resumable: the receiver keeps the last key it merged.
    */
   transferPartition: handleServerStreamingCall<TransferPartitionRequest, TransferPartitionResponse>;
+  /**
+   * Key listing, a coverage query: the live keys of a partition that start with a prefix, in the
+   * partition's scan order from `after_key` on, scanning a bounded number of stored entries.
+   */
+  listKeys: handleUnaryCall<ListKeysRequest, ListKeysResponse>;
   /**
    * The replication pipe: one long-lived stream from each node to each peer carrying replica reads
    * and writes in batches, one message per event-loop tick each way, so a write costs no RPC of
@@ -2213,6 +2427,25 @@ export interface PeerClient extends Client {
     metadata?: Metadata,
     options?: Partial<CallOptions>,
   ): ClientReadableStream<TransferPartitionResponse>;
+  /**
+   * Key listing, a coverage query: the live keys of a partition that start with a prefix, in the
+   * partition's scan order from `after_key` on, scanning a bounded number of stored entries.
+   */
+  listKeys(
+    request: ListKeysRequest,
+    callback: (error: ServiceError | null, response: ListKeysResponse) => void,
+  ): ClientUnaryCall;
+  listKeys(
+    request: ListKeysRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ListKeysResponse) => void,
+  ): ClientUnaryCall;
+  listKeys(
+    request: ListKeysRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ListKeysResponse) => void,
+  ): ClientUnaryCall;
   /**
    * The replication pipe: one long-lived stream from each node to each peer carrying replica reads
    * and writes in batches, one message per event-loop tick each way, so a write costs no RPC of

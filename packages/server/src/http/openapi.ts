@@ -1,0 +1,339 @@
+/**
+ * The HTTP API as an OpenAPI 3.1 document, served at GET /v1/openapi.json. Request parameters and
+ * bodies are the very zod schemas the routes validate with (schemas.ts), converted by
+ * @asteasolutions/zod-to-openapi; answers are described by the schemas below, which only document
+ * (answers are rendered by the routes). `trackRoutes` records what fastify registers, so a test
+ * checks the document against the routes, both ways (test/openapi.test.ts).
+ */
+import { OpenAPIRegistry, OpenApiGeneratorV31, type RouteConfig } from '@asteasolutions/zod-to-openapi';
+import type { FastifyInstance } from 'fastify';
+import { z } from 'zod';
+import { faultsBodySchema } from './fault-routes.js';
+import {
+  BATCH_KEYS_MAX,
+  batchGetBodySchema,
+  deleteBodySchema,
+  joinBodySchema,
+  LIST_LIMIT_DEFAULT,
+  LIST_LIMIT_MAX,
+  listQuerySchema,
+  putBodySchema,
+  readQuerySchema,
+  removeBodySchema,
+  writeQuerySchema,
+} from './schemas.js';
+
+/** A route as fastify registered it: method and URL pattern (`/v1/kv/:key`). */
+export interface RegisteredRoute {
+  readonly method: string;
+  readonly url: string;
+}
+
+const tracked = new WeakMap<FastifyInstance, RegisteredRoute[]>();
+
+/** Records every route registered on `app` from now on (HEAD routes fastify adds for GET ones excluded). */
+export function trackRoutes(app: FastifyInstance): void {
+  const routes: RegisteredRoute[] = [];
+  tracked.set(app, routes);
+  app.addHook('onRoute', (route) => {
+    for (const method of [route.method].flat()) {
+      if (method !== 'HEAD') routes.push({ method, url: route.url });
+    }
+  });
+}
+
+/** The routes registered on `app` since `trackRoutes(app)`. */
+export function registeredRoutes(app: FastifyInstance): readonly RegisteredRoute[] {
+  return tracked.get(app) ?? [];
+}
+
+export function registerOpenApiRoute(app: FastifyInstance): void {
+  let document: string | undefined;
+  app.get('/v1/openapi.json', async (_req, reply) => {
+    document ??= JSON.stringify(openApiDocument());
+    return reply.type('application/json').send(document);
+  });
+}
+
+const keyParams = z.object({
+  key: z.string().meta({ description: 'The key, percent-encoded: 1 to 1024 bytes of UTF-8.' }),
+});
+
+const errorBody = z
+  .object({
+    error: z.object({
+      code: z.string().meta({ description: 'A stable code from docs/errors.md.' }),
+      message: z.string(),
+      details: z.record(z.string(), z.unknown()).optional(),
+    }),
+  })
+  .meta({ id: 'Error' });
+
+const sibling = z.object({
+  value: z.unknown().meta({ description: 'The JSON value as it was written.' }),
+  lastModified: z.iso.datetime().meta({ description: "The coordinator's clock at the write." }),
+});
+
+const siblingsBody = z
+  .object({
+    key: z.string(),
+    context: z
+      .string()
+      .meta({ description: 'Opaque: send it back with the write that resolves these siblings.' }),
+    siblings: z.array(sibling),
+  })
+  .meta({ id: 'Siblings' });
+
+const notFoundBody = errorBody.extend({
+  context: z.string().optional().meta({ description: 'Present when the key was deleted (its tombstone).' }),
+});
+
+const contextBody = z.object({ context: z.string() }).meta({ id: 'Context' });
+
+const listPageBody = z
+  .object({
+    keys: z
+      .array(z.string())
+      .meta({ description: 'Live keys with the prefix, in partition order (not key order).' }),
+    cursor: z.string().nullable().meta({
+      description: 'Opaque: pass it as `cursor` for the next page; null when the listing is complete.',
+    }),
+  })
+  .meta({ id: 'KeyPage' });
+
+const batchResult = z
+  .union([
+    z.object({
+      key: z.string(),
+      context: z.string().optional().meta({ description: 'Absent only for a key never written.' }),
+      siblings: z.array(sibling).meta({ description: 'Empty when the key has no live value.' }),
+    }),
+    z.object({ key: z.string(), error: errorBody.shape.error }),
+  ])
+  .meta({ id: 'BatchResult' });
+
+const batchBody = z
+  .object({ results: z.array(batchResult).meta({ description: 'One per key given, in request order.' }) })
+  .meta({ id: 'BatchGetResults' });
+
+const memberStatus = z.object({
+  nodeId: z.string(),
+  http: z.string(),
+  peer: z.string(),
+  status: z.enum(['up', 'down', 'joining', 'leaving']),
+  partitions: z.int(),
+});
+
+const statusBody = z
+  .looseObject({
+    nodeId: z.string(),
+    pid: z.int(),
+    clusterId: z.string(),
+    n: z.int(),
+    r: z.int(),
+    w: z.int(),
+    partitionCount: z.int(),
+    ringVersion: z.int(),
+    storage: z.string(),
+    durability: z.string(),
+    members: z.array(memberStatus),
+  })
+  .meta({ id: 'Status', description: "This node's view of its cluster; every field is in docs/api.md." });
+
+const repairBody = z
+  .looseObject({
+    nodeId: z.string(),
+    hints: z.record(z.string(), z.unknown()),
+    handoff: z.record(z.string(), z.unknown()),
+    admission: z.record(z.string(), z.unknown()),
+    antiEntropy: z.record(z.string(), z.unknown()),
+  })
+  .meta({ id: 'RepairStatus' });
+
+const faultsBody = z.object({
+  nodeId: z.string(),
+  blockPeers: z.array(z.string()),
+  crashMidWrite: z.boolean(),
+});
+
+const json = (schema: z.ZodType, description: string) => ({
+  description,
+  content: { 'application/json': { schema } },
+});
+
+const errors = { default: json(errorBody, 'An error; its code and status are in docs/errors.md.') };
+
+/** Every route of the API, with the schemas its handler validates its input with. */
+const ROUTES: readonly RouteConfig[] = [
+  {
+    method: 'get',
+    path: '/v1/kv/{key}',
+    summary: 'Read a key: every sibling and one context',
+    request: { params: keyParams, query: readQuerySchema },
+    responses: {
+      200: json(siblingsBody, 'The live siblings of the key.'),
+      404: json(notFoundBody, 'NOT_FOUND: the key has no live value.'),
+      ...errors,
+    },
+  },
+  {
+    method: 'put',
+    path: '/v1/kv/{key}',
+    summary: 'Write a value, replacing what the context covers',
+    request: {
+      params: keyParams,
+      query: writeQuerySchema,
+      body: { content: { 'application/json': { schema: putBodySchema } }, required: true },
+    },
+    responses: { 200: json(contextBody, 'The context of the new version.'), ...errors },
+  },
+  {
+    method: 'delete',
+    path: '/v1/kv/{key}',
+    summary: 'Delete what the context covers (without one, what a quorum read sees)',
+    request: {
+      params: keyParams,
+      query: writeQuerySchema,
+      body: { content: { 'application/json': { schema: deleteBodySchema } }, required: false },
+    },
+    responses: { 200: json(contextBody, 'The context of the tombstone.'), ...errors },
+  },
+  {
+    method: 'get',
+    path: '/v1/kv',
+    summary: 'List keys with a prefix, one page at a time',
+    description: `A coverage query: each partition is asked of one live replica, so a listing is eventually consistent (it can miss a recent write or show a key deleted since); deleted keys are not listed. Keys come in partition order. \`limit\` defaults to ${LIST_LIMIT_DEFAULT}, at most ${LIST_LIMIT_MAX}; a page can hold fewer keys, even none, and still have a cursor. Cost: every stored entry is scanned, whatever the prefix (docs/api.md).`,
+    request: { query: listQuerySchema },
+    responses: { 200: json(listPageBody, 'One page of keys and the cursor of the next.'), ...errors },
+  },
+  {
+    method: 'post',
+    path: '/v1/kv/batch-get',
+    summary: `Read up to ${BATCH_KEYS_MAX} keys, each with its own result`,
+    request: { body: { content: { 'application/json': { schema: batchGetBodySchema } }, required: true } },
+    responses: { 200: json(batchBody, 'One result per key, in request order.'), ...errors },
+  },
+  {
+    method: 'get',
+    path: '/v1/preference-list/{key}',
+    summary: "A key's partition and preference list",
+    request: { params: keyParams },
+    responses: {
+      200: json(
+        z.object({ key: z.string(), partition: z.int(), n: z.int(), nodes: z.array(z.string()) }),
+        'The nodes in ring order from the key’s partition; the first n are its replicas.',
+      ),
+      ...errors,
+    },
+  },
+  {
+    method: 'get',
+    path: '/v1/status',
+    summary: 'The cluster as this node sees it',
+    responses: { 200: json(statusBody, 'Members, ring, pending change, history.'), ...errors },
+  },
+  {
+    method: 'get',
+    path: '/v1/status/repair',
+    summary: 'Hints, handoff, background admission and anti-entropy',
+    responses: { 200: json(repairBody, 'Repair status.'), ...errors },
+  },
+  {
+    method: 'get',
+    path: '/health',
+    summary: 'Liveness',
+    security: [],
+    responses: {
+      200: json(z.object({ status: z.literal('ok'), nodeId: z.string() }), 'The node serves requests.'),
+    },
+  },
+  {
+    method: 'get',
+    path: '/metrics',
+    summary: 'Prometheus metrics',
+    responses: {
+      200: { description: 'Prometheus text format.', content: { 'text/plain': { schema: z.string() } } },
+      ...errors,
+    },
+  },
+  {
+    method: 'get',
+    path: '/ui',
+    summary: 'A live picture of the ring (HTML)',
+    security: [],
+    responses: { 200: { description: 'An HTML page.', content: { 'text/html': { schema: z.string() } } } },
+  },
+  {
+    method: 'get',
+    path: '/v1/openapi.json',
+    summary: 'This document',
+    responses: { 200: json(z.record(z.string(), z.unknown()), 'The OpenAPI 3.1 document.'), ...errors },
+  },
+  {
+    method: 'post',
+    path: '/v1/admin/join',
+    summary: 'Ask a seed to admit this node',
+    request: { body: { content: { 'application/json': { schema: joinBodySchema } }, required: true } },
+    responses: {
+      200: json(
+        z.object({ nodeId: z.string(), clusterId: z.string(), status: z.literal('joining') }),
+        'Admitted; its partitions follow.',
+      ),
+      ...errors,
+    },
+  },
+  {
+    method: 'post',
+    path: '/v1/admin/leave',
+    summary: 'Hand this node’s partitions over and leave',
+    responses: { 200: json(z.object({ nodeId: z.string(), status: z.string() }), 'Leaving.'), ...errors },
+  },
+  {
+    method: 'post',
+    path: '/v1/admin/remove',
+    summary: 'Remove a dead member for good',
+    request: { body: { content: { 'application/json': { schema: removeBodySchema } }, required: true } },
+    responses: { 200: json(z.object({ nodeId: z.string(), status: z.string() }), 'Removed.'), ...errors },
+  },
+  {
+    method: 'get',
+    path: '/v1/admin/faults',
+    summary: 'Fault injection: the peers this node drops traffic to',
+    responses: { 200: json(faultsBody, 'The current faults.'), ...errors },
+  },
+  {
+    method: 'post',
+    path: '/v1/admin/faults',
+    summary: 'Fault injection: drop traffic to peers (tests and demos only)',
+    request: { body: { content: { 'application/json': { schema: faultsBodySchema } }, required: true } },
+    responses: { 200: json(faultsBody, 'The faults now.'), ...errors },
+  },
+  {
+    method: 'delete',
+    path: '/v1/admin/faults',
+    summary: 'Fault injection: heal',
+    responses: { 200: json(faultsBody, 'The faults now (none).'), ...errors },
+  },
+];
+
+export function openApiDocument() {
+  const registry = new OpenAPIRegistry();
+  registry.registerComponent('securitySchemes', 'bearer', {
+    type: 'http',
+    scheme: 'bearer',
+    description:
+      'Needed only on nodes started with tokens: the client token, or the admin token for /v1/admin/* (docs/security.md).',
+  });
+  for (const route of ROUTES) registry.registerPath(route);
+  return new OpenApiGeneratorV31(registry.definitions).generateDocument({
+    openapi: '3.1.0',
+    info: {
+      title: 'Tessera HTTP API',
+      version: '1',
+      description:
+        'A Dynamo-style key-value store. Every node serves the same API; any node accepts any key. docs/api.md has examples and limits.',
+    },
+    // A token when the node requires one, none otherwise.
+    security: [{ bearer: [] }, {}],
+  });
+}

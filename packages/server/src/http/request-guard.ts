@@ -1,0 +1,73 @@
+/**
+ * What every client data request goes through: admission against `inflightMax` (one count shared
+ * by every data route of the node) and its metrics. Admission runs in `onRequest`: a request past
+ * inflightMax is refused before its body is read, and one admitted counts until its response is
+ * done or its connection dropped, body reading included.
+ */
+import { TesseraError } from '@tessera/core';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { AdmissionController } from '../background/admission.js';
+import type { Config } from '../config.js';
+import type { NodeMetrics } from '../node/metrics.js';
+
+/** The `op` label of the request metrics. */
+export type Op = 'get' | 'put' | 'delete' | 'get_local' | 'list' | 'batch_get';
+
+export interface RequestGuardDeps {
+  readonly config: Pick<Config, 'inflightMax'>;
+  readonly metrics: Pick<NodeMetrics, 'requests' | 'inflight' | 'latency'>;
+  /** Foreground latencies, which background work yields to (paper 6.5). */
+  readonly admission: Pick<AdmissionController, 'recordForeground'>;
+}
+
+export type Handler = (req: FastifyRequest, reply: FastifyReply) => Promise<unknown>;
+
+export interface RequestGuard {
+  /** The `onRequest` hook that admits a request of `op` or refuses it with OVERLOADED. */
+  admit(op: Op): (req: FastifyRequest, reply: FastifyReply) => Promise<void>;
+  /**
+   * The handler, counted and timed. Its latency feeds the admission gate unless `foreground` is
+   * false (a request that does its own accounting, or one whose latency says nothing of the
+   * foreground's, like a listing paced by the gate itself).
+   */
+  guarded(op: Op, handler: Handler, options?: { readonly foreground?: boolean }): Handler;
+}
+
+export function requestGuard(deps: RequestGuardDeps): RequestGuard {
+  let inflight = 0;
+  const admit =
+    (op: Op) =>
+    async (_req: FastifyRequest, reply: FastifyReply): Promise<void> => {
+      if (inflight >= deps.config.inflightMax) {
+        deps.metrics.requests.inc({ op, outcome: 'OVERLOADED' });
+        throw new TesseraError(
+          'OVERLOADED',
+          `This node is serving ${inflight} requests, its limit. Retry after a second.`,
+        );
+      }
+      inflight++;
+      deps.metrics.inflight.set(inflight);
+      reply.raw.once('close', () => {
+        inflight--;
+        deps.metrics.inflight.set(inflight);
+      });
+    };
+  const guarded =
+    (op: Op, handler: Handler, options: { readonly foreground?: boolean } = {}): Handler =>
+    async (req, reply) => {
+      const end = deps.metrics.latency.startTimer({ op });
+      const startedMs = performance.now();
+      try {
+        const result = await handler(req, reply);
+        deps.metrics.requests.inc({ op, outcome: reply.statusCode < 400 ? 'ok' : 'NOT_FOUND' });
+        return result;
+      } catch (err) {
+        deps.metrics.requests.inc({ op, outcome: TesseraError.is(err) ? err.code : 'INTERNAL' });
+        throw err;
+      } finally {
+        end();
+        if (options.foreground !== false) deps.admission.recordForeground(performance.now() - startedMs);
+      }
+    };
+  return { admit, guarded };
+}
