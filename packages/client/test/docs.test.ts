@@ -47,12 +47,20 @@ async function runExample(code: string): Promise<void> {
     logLevel: 'silent',
     alias: {
       '@tessera/client/testing': path('../src/testing/index.ts'),
+      '@tessera/client/automerge': path('../src/adapters/automerge.ts'),
       '@tessera/client': path('../src/index.ts'),
       '@tessera/core': path('../../core/src/index.ts'),
     },
+    // Loaded by Node from the client's node_modules, as installed: it finds its WebAssembly file
+    // next to its own code, which a bundle would move.
+    external: ['@automerge/automerge'],
   });
-  // A Node process of its own, as an application would run it.
-  const child = spawn(process.execPath, ['--input-type=module'], { stdio: ['pipe', 'pipe', 'pipe'] });
+  // A Node process of its own, as an application would run it (in the client's folder, so that
+  // its external imports resolve from there).
+  const child = spawn(process.execPath, ['--input-type=module'], {
+    stdio: ['pipe', 'pipe', 'pipe'],
+    cwd: path('..'),
+  });
   let output = '';
   child.stdout.on('data', (d) => {
     output += String(d);

@@ -1,31 +1,35 @@
 /** The cart: a CRDT value with helpers to change it and read it (see state.ts for the model). */
-import { TesseraError } from '../errors.js';
+import { type Crdt, defineCrdt } from '../resolvers/crdt.js';
 import type { Resolver } from '../resolvers/types.js';
 import { add, clear, remove, setQuantity } from './ops.js';
 import { cartIssues, cartSchema, isCart } from './schema.js';
-import { type Cart, type CartOptions, cartItems, cartQuantity, emptyCart, mergeCarts } from './state.js';
+import {
+  type Cart,
+  type CartItem,
+  type CartOptions,
+  cartItems,
+  cartQuantity,
+  emptyCart,
+  mergeCarts,
+} from './state.js';
 
 export type { CartOpOptions, CartUpdater } from './ops.js';
 export type { Cart, CartItem, CartLine, CartOptions } from './state.js';
 export { CART_QUANTITY_MAX, CART_TOMBSTONES_MAX } from './state.js';
 
+/** The cart as a Crdt (for a field of crdtMap(), say): merge, checks, items as its reading. */
+export function cartCrdt(options: CartOptions = {}): Crdt<Cart, CartItem[]> {
+  return defineCrdt({
+    name: 'a cart',
+    merge: (carts) => mergeCarts(carts, options),
+    issues: cartIssues,
+    view: cartItems,
+  });
+}
+
 /** The cart resolver: merges sibling carts (every add kept, every seen removal kept). */
 export function cartResolver(options: CartOptions = {}): Resolver<Cart> {
-  return (siblings) => {
-    siblings.forEach((sibling, index) => {
-      if (!isCart(sibling)) {
-        const problem = cartIssues(sibling)[0]?.message ?? 'not a cart';
-        throw new TesseraError(
-          'RESOLVER_FAILED',
-          `cart() can merge only carts; sibling ${index}: ${problem}`,
-          {
-            details: { sibling: index },
-          },
-        );
-      }
-    });
-    return mergeCarts(siblings, options);
-  };
+  return cartCrdt(options).resolver;
 }
 
 export const cart = {
@@ -49,4 +53,6 @@ export const cart = {
   is: isCart,
   /** A Standard Schema for carts, for `client.collection(prefix, { schema: cart.schema })`. */
   schema: cartSchema,
+  /** The cart as a Crdt, e.g. for a field of `crdtMap()`. */
+  crdt: cartCrdt,
 } as const;

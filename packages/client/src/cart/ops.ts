@@ -5,6 +5,7 @@
  * write whose outcome was unknown) changes nothing: the add is not counted twice.
  */
 import { TesseraError } from '../errors.js';
+import { knowsTag, newTag, tombstone } from '../resolvers/tags.js';
 import { build, CART_QUANTITY_MAX, type Cart, type CartLine, type CartOptions, emptyCart } from './state.js';
 
 export type CartUpdater = (cart: Cart | undefined) => Cart;
@@ -24,7 +25,7 @@ export function add(item: string, quantity = 1, options: CartOpOptions = {}): Ca
   const at = (options.now ?? Date.now)();
   return (cart) => {
     const current = cart ?? emptyCart();
-    if (applied(current, tag)) return current;
+    if (knowsTag({ entries: current.lines, removed: current.removed }, tag)) return current;
     const lines = new Map(Object.entries(current.lines));
     lines.set(tag, { item, qty: quantity, at });
     return build(lines, new Map(Object.entries(current.removed)), options);
@@ -44,8 +45,8 @@ export function setQuantity(item: string, quantity: number, options: CartOpOptio
   const at = now();
   return (cart) => {
     const current = cart ?? emptyCart();
-    if (applied(current, tag)) return current;
-    const { lines, removed } = tombstone(current, (line) => line.item === item, now());
+    if (knowsTag({ entries: current.lines, removed: current.removed }, tag)) return current;
+    const { entries: lines, removed } = drop(current, (line) => line.item === item, now());
     lines.set(tag, { item, qty: quantity, set: true, at });
     return build(lines, removed, options);
   };
@@ -57,7 +58,7 @@ export function remove(item: string, options: CartOpOptions = {}): CartUpdater {
   const now = options.now ?? Date.now;
   return (cart) => {
     const current = cart ?? emptyCart();
-    const { lines, removed } = tombstone(current, (line) => line.item === item, now());
+    const { entries: lines, removed } = drop(current, (line) => line.item === item, now());
     return build(lines, removed, options);
   };
 }
@@ -67,27 +68,9 @@ export function clear(options: CartOpOptions = {}): CartUpdater {
   const now = options.now ?? Date.now;
   return (cart) => {
     const current = cart ?? emptyCart();
-    const { lines, removed } = tombstone(current, () => true, now());
+    const { entries: lines, removed } = drop(current, () => true, now());
     return build(lines, removed, options);
   };
-}
-
-function applied(cart: Cart, tag: string): boolean {
-  return Object.hasOwn(cart.lines, tag) || Object.hasOwn(cart.removed, tag);
-}
-
-function tombstone(
-  cart: Cart,
-  matches: (line: CartLine) => boolean,
-  at: number,
-): { lines: Map<string, CartLine>; removed: Map<string, number> } {
-  const lines = new Map<string, CartLine>();
-  const removed = new Map(Object.entries(cart.removed));
-  for (const [tag, line] of Object.entries(cart.lines)) {
-    if (matches(line)) removed.set(tag, at);
-    else lines.set(tag, line);
-  }
-  return { lines, removed };
 }
 
 function checkItem(item: string): void {
@@ -108,17 +91,7 @@ function checkQuantity(quantity: number, min: number): void {
   }
 }
 
-const TAG_ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
-
-/** 72 random bits as 12 base64url characters (crypto.getRandomValues: browsers and Node 20). */
-export function newTag(): string {
-  const bytes = new Uint8Array(9);
-  globalThis.crypto.getRandomValues(bytes);
-  let out = '';
-  for (let i = 0; i < bytes.length; i += 3) {
-    const n = (bytes[i]! << 16) | (bytes[i + 1]! << 8) | bytes[i + 2]!;
-    out += TAG_ALPHABET[(n >> 18) & 63]! + TAG_ALPHABET[(n >> 12) & 63]!;
-    out += TAG_ALPHABET[(n >> 6) & 63]! + TAG_ALPHABET[n & 63]!;
-  }
-  return out;
+/** Tombstones the lines of `cart` that `matches`. */
+function drop(cart: Cart, matches: (line: CartLine) => boolean, at: number) {
+  return tombstone({ entries: cart.lines, removed: cart.removed }, matches, at);
 }

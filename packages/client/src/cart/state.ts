@@ -1,5 +1,6 @@
 /**
- * The cart as a small CRDT stored inside the value: an observed-remove set of line fragments.
+ * The cart as a small CRDT stored inside the value: an observed-remove set of line fragments,
+ * on the same tagged core as orSet() (resolvers/tags.ts), with a rule for quantities on top.
  *
  * - Every change that adds makes a line under a fresh random tag: `add` lines are deltas, `set`
  *   lines (from setQuantity) are absolute quantities.
@@ -16,10 +17,11 @@
  *   surface; dropping older ones can bring an item back only from a version that stayed apart
  *   for longer than the last `tombstonesMax` removals (docs/resolvers.md).
  */
-import { canonical, compareText } from '../canonical.js';
+import { compareText } from '../canonical.js';
+import { keptTombstones, mergeTagged, sortedEntries, TOMBSTONES_MAX } from '../resolvers/tags.js';
 
 export const CART_TYPE = 'tessera.cart';
-export const CART_TOMBSTONES_MAX = 1000;
+export const CART_TOMBSTONES_MAX = TOMBSTONES_MAX;
 export const CART_QUANTITY_MAX = 1_000_000;
 
 export interface CartLine {
@@ -56,24 +58,8 @@ export function emptyCart(): Cart {
  * as long as no tombstone needed by a line still in play was dropped by the bound.
  */
 export function mergeCarts(carts: readonly Cart[], options: CartOptions = {}): Cart {
-  const removed = new Map<string, number>();
-  for (const cart of carts) {
-    for (const [tag, at] of Object.entries(cart.removed)) {
-      const seen = removed.get(tag);
-      if (seen === undefined || at > seen) removed.set(tag, at);
-    }
-  }
-  const lines = new Map<string, CartLine>();
-  for (const cart of carts) {
-    for (const [tag, line] of Object.entries(cart.lines)) {
-      if (removed.has(tag)) continue;
-      const seen = lines.get(tag);
-      // A tag names one immutable line; if two copies differ (a bug or a hand edit), pick one
-      // deterministically so the merge stays commutative.
-      if (seen === undefined || compareText(canonical(line), canonical(seen)) < 0) lines.set(tag, line);
-    }
-  }
-  return build(lines, removed, options);
+  const { entries, removed } = mergeTagged(carts.map((c) => ({ entries: c.lines, removed: c.removed })));
+  return build(entries, removed, options);
 }
 
 /** A cart from lines and tombstones: keys sorted (stable JSON), tombstones bounded. */
@@ -82,16 +68,11 @@ export function build(
   removed: ReadonlyMap<string, number>,
   options: CartOptions = {},
 ): Cart {
-  const max = options.tombstonesMax ?? CART_TOMBSTONES_MAX;
-  const kept = [...removed.entries()]
-    .sort(([tagA, atA], [tagB, atB]) => atB - atA || compareText(tagA, tagB))
-    .slice(0, Math.max(0, max))
-    .sort(([a], [b]) => compareText(a, b));
-  const sortedLines = [...lines.entries()].sort(([a], [b]) => compareText(a, b));
+  const kept = keptTombstones(removed, options.tombstonesMax ?? CART_TOMBSTONES_MAX);
   return {
     type: CART_TYPE,
     v: 1,
-    lines: Object.fromEntries(sortedLines.map(([tag, line]) => [tag, copyLine(line)])),
+    lines: Object.fromEntries(sortedEntries(lines).map(([tag, line]) => [tag, copyLine(line)])),
     removed: Object.fromEntries(kept),
   };
 }
