@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { pino } from 'pino';
 import { chromium } from 'playwright-core';
-import { LocalNode, localNodeSpecs } from '../../../packages/server/dist/cli/local-cluster.js';
+import { LocalNode, localNodeSpecs } from '@tessera/server/local-cluster';
 import { createStore } from '../dist/server/app.js';
 
 const OUT = fileURLToPath(new URL('../../../docs/images/', import.meta.url));

@@ -7,9 +7,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
-import { freePortBlock } from '../../server/dist/cli/free-ports.js';
-// @tessera/server exports only its index; the local-cluster helpers come from its build output.
-import { LocalNode, localNodeSpecs } from '../../server/dist/cli/local-cluster.js';
+import { freePortBlock, LocalNode, localNodeSpecs } from '@tessera/server/local-cluster';
 import { CPU_PROF_DIR_ENV } from './profile.js';
 import type { ClusterInfo } from './results.js';
 

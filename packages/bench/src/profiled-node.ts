@@ -10,7 +10,7 @@ import { writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { CLI_PATH } from '../../server/dist/cli/local-cluster.js';
+import { CLI_PATH } from '@tessera/server/local-cluster';
 import { CPU_PROF_DIR_ENV } from './profile.js';
 
 /** Sampling interval, as --cpu-prof-interval (default 1000 µs). */

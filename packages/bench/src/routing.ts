@@ -3,9 +3,8 @@
  * first replica of its key, as `@tessera/client` does. The ring comes from the `ring` field of
  * GET /v1/status, read and mapped to preference lists by the client's own routing code.
  */
+import { loadRing, preferenceFor, type RingView } from '@tessera/client/routing';
 import type { Pool } from 'undici';
-// @tessera/client exports only its SDK; the routing helpers come from its build output.
-import { loadRing, preferenceFor, type RingView } from '../../client/dist/routing/ring.js';
 import { createPool } from './http.js';
 
 export interface KeyRouter {

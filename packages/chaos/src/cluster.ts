@@ -9,9 +9,7 @@ import { rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Rng } from '@tessera/core';
-import { freePortBlock } from '../../server/dist/cli/free-ports.js';
-// @tessera/server exports only its index; the local-node helper comes from its build output.
-import { LocalNode, type LocalNodeSpec } from '../../server/dist/cli/local-cluster.js';
+import { freePortBlock, LocalNode, type LocalNodeSpec } from '@tessera/server/local-cluster';
 import { NodeApi, type StatusBody } from './node-api.js';
 import { type LinkFault, LinkProxy } from './proxy.js';
 

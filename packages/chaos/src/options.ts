@@ -1,6 +1,6 @@
 /** The options of a chaos run: `pnpm chaos --duration-s 600 --seed 7 --faults kill,partition`. */
-import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { CLI_PATH } from '@tessera/server/local-cluster';
 import { z } from 'zod';
 import type { Workload } from './history.js';
 import { FAULT_KINDS, type FaultKind } from './nemesis.js';
@@ -8,7 +8,7 @@ import { FAULT_KINDS, type FaultKind } from './nemesis.js';
 export const WORKLOADS: readonly Workload[] = ['set', 'cart', 'lww'];
 
 /** The compiled `tessera` CLI the nodes run. */
-export const SERVER_CLI = fileURLToPath(new URL('../../server/dist/cli/main.js', import.meta.url));
+export const SERVER_CLI = CLI_PATH;
 
 const list = <T extends string>(all: readonly T[], what: string) =>
   z

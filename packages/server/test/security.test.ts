@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { credentials } from '@grpc/grpc-js';
 import { encodeContext } from '@tessera/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { TesseraClient } from '../../client/src/node.js';
+import { TesseraClient } from '@tessera/client';
 import { secureNodeArgs } from '../src/cli/cluster-up.js';
 import { httpCall } from '../src/cli/http-call.js';
 import { LocalNode, localNodeSpecs } from '../src/cli/local-cluster.js';

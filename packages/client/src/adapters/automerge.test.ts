@@ -30,7 +30,7 @@ const anyDoc = fc.subarray(pool, { minLength: 1 }).map((docs) => todos.merge(doc
 
 describe('automergeCrdt()', () => {
   it('obeys the resolver laws on the stored JSON (the merge is written deterministically)', () => {
-    assertResolverLaws(todos.resolver, anyDoc, {
+    assertResolverLaws(fc, todos.resolver, anyDoc, {
       numRuns: 40,
       maxSiblings: 4,
       keeps: (siblings, merged) => {

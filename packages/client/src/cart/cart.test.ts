@@ -139,7 +139,7 @@ describe('the cart CRDT', () => {
         removed: Object.fromEntries(dead.map((t) => [`t${t}`, 100 + t])),
       }),
     );
-    assertResolverLaws(resolvers.cart(), arbitraryCart, {
+    assertResolverLaws(fc, resolvers.cart(), arbitraryCart, {
       keeps: (siblings, merged) => {
         const removed = new Set(siblings.flatMap((s) => Object.keys(s.removed)));
         return siblings.every((s) =>

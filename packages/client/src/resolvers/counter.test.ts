@@ -22,7 +22,7 @@ const op: fc.Arbitrary<Op> = fc.oneof(
 
 describe('counter (PN-counter)', () => {
   it('obeys the resolver laws and keeps every actor total', () => {
-    assertResolverLaws(counter.resolver, anyCounter, {
+    assertResolverLaws(fc, counter.resolver, anyCounter, {
       keeps: (siblings, merged) =>
         siblings.every((s) =>
           (['p', 'n'] as const).every((side) =>
@@ -61,7 +61,7 @@ describe('counter (PN-counter)', () => {
 
   it('is what the law checker is for: a summing merge is caught', () => {
     const summing: Resolver<number> = (siblings) => siblings.reduce((a, b) => a + b, 0);
-    expect(() => assertResolverLaws(summing, fc.integer({ min: 0, max: 9 }))).toThrow(/not idempotent/);
+    expect(() => assertResolverLaws(fc, summing, fc.integer({ min: 0, max: 9 }))).toThrow(/not idempotent/);
   });
 
   it('applies an updater once, however often update() retries it', () => {

@@ -39,7 +39,7 @@ const anyProfile = fc.record(
 
 describe('crdtMap()', () => {
   it('obeys the resolver laws, field by field, undeclared fields included', () => {
-    assertResolverLaws(profile.resolver, anyProfile, {
+    assertResolverLaws(fc, profile.resolver, anyProfile, {
       keeps: (siblings, merged) =>
         siblings.every((s) => Object.keys(s).every((field) => Object.hasOwn(merged, field))),
     });
@@ -84,7 +84,7 @@ describe('crdtMapOf()', () => {
   const votes = crdtMapOf(counter);
 
   it('obeys the resolver laws over any keys', () => {
-    assertResolverLaws(votes.resolver, fc.dictionary(fc.constantFrom('yes', 'no', 'maybe'), anyCounter));
+    assertResolverLaws(fc, votes.resolver, fc.dictionary(fc.constantFrom('yes', 'no', 'maybe'), anyCounter));
   });
 
   it('merges each key with its CRDT and reads them all', () => {

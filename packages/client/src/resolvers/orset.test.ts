@@ -47,7 +47,7 @@ function run(ops: Op[]) {
 
 describe('orSet()', () => {
   it('obeys the resolver laws and keeps every add no sibling removed', () => {
-    assertResolverLaws(set.resolver, anySet, {
+    assertResolverLaws(fc, set.resolver, anySet, {
       keeps: (siblings, merged) => {
         const removed = new Set(siblings.flatMap((s) => Object.keys(s.removed)));
         return siblings.every((s) =>

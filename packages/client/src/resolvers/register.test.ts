@@ -21,7 +21,7 @@ describe('lwwRegister()', () => {
   const register = lwwRegister<unknown>();
 
   it('obeys the laws and keeps the sibling with the largest (at, by)', () => {
-    assertResolverLaws(register.resolver, anyRegister, {
+    assertResolverLaws(fc, register.resolver, anyRegister, {
       keeps: (siblings, merged) =>
         siblings.some((s) => canonical(s) === canonical(merged)) &&
         siblings.every((s) => s.at < merged.at || (s.at === merged.at && s.by <= merged.by)),

@@ -13,7 +13,7 @@ const versions = <T>(...pairs: [T, number][]): Version<T>[] =>
 
 describe('resolvers.union()', () => {
   it('obeys the resolver laws on arrays and keeps every element of every sibling', () => {
-    assertResolverLaws(resolvers.union<unknown[]>(), fc.array(json, { maxLength: 6 }), {
+    assertResolverLaws(fc, resolvers.union<unknown[]>(), fc.array(json, { maxLength: 6 }), {
       keeps: (siblings, merged) => {
         const kept = new Set(merged.map(canonical));
         return siblings.every((s) => s.every((e) => kept.has(canonical(e))));
@@ -23,17 +23,23 @@ describe('resolvers.union()', () => {
 
   it('obeys the laws on arrays of objects deduplicated by id, keeping every id', () => {
     const item = fc.record({ id: fc.constantFrom('a', 'b', 'c', 'd'), n: fc.integer({ min: 0, max: 2 }) });
-    assertResolverLaws(resolvers.union<{ id: string; n: number }[]>({ key: (e) => e.id }), fc.array(item), {
-      keeps: (siblings, merged) => {
-        const ids = merged.map((e) => e.id);
-        return new Set(ids).size === ids.length && siblings.flat().every((e) => ids.includes(e.id));
+    assertResolverLaws(
+      fc,
+      resolvers.union<{ id: string; n: number }[]>({ key: (e) => e.id }),
+      fc.array(item),
+      {
+        keeps: (siblings, merged) => {
+          const ids = merged.map((e) => e.id);
+          return new Set(ids).size === ids.length && siblings.flat().every((e) => ids.includes(e.id));
+        },
       },
-    });
+    );
   });
 
   it('obeys the laws on Sets and answers a Set', () => {
     const merge = resolvers.union<Set<unknown>>();
     assertResolverLaws(
+      fc,
       merge,
       fc.array(json, { maxLength: 5 }).map((a) => new Set(a)),
       { keeps: (siblings, merged) => siblings.every((s) => [...s].every((e) => merged.has(e))) },
@@ -55,7 +61,7 @@ describe('resolvers.union()', () => {
 
 describe('resolvers.lww()', () => {
   it('obeys the laws and answers one of the siblings', () => {
-    assertResolverLaws(resolvers.lww<unknown>(), json, {
+    assertResolverLaws(fc, resolvers.lww<unknown>(), json, {
       keeps: (siblings, merged) => siblings.some((s) => canonical(s) === canonical(merged)),
     });
   });
@@ -72,7 +78,7 @@ describe('resolvers.lww()', () => {
     type Doc = { text: string; updatedAt: number };
     const merge = resolvers.lww<Doc>({ timestamp: (v) => v.updatedAt });
     const doc = fc.record({ text: fc.string({ maxLength: 2 }), updatedAt: fc.integer({ min: 0, max: 3 }) });
-    assertResolverLaws(merge, doc, {
+    assertResolverLaws(fc, merge, doc, {
       keeps: (siblings, merged) => merged.updatedAt === Math.max(...siblings.map((s) => s.updatedAt)),
     });
   });
@@ -83,19 +89,19 @@ describe('assertResolverLaws', () => {
 
   it('catches a resolver that depends on the order of siblings', () => {
     const first: Resolver<number[]> = (siblings) => siblings[0]!;
-    expect(() => assertResolverLaws(first, list)).toThrow(/not commutative/);
+    expect(() => assertResolverLaws(fc, first, list)).toThrow(/not commutative/);
   });
 
   it('catches a resolver that counts duplicates', () => {
     const concat: Resolver<number[]> = (siblings) => siblings.flat().sort();
-    expect(() => assertResolverLaws(concat, list)).toThrow(/not (associative|idempotent)/);
+    expect(() => assertResolverLaws(fc, concat, list)).toThrow(/not (associative|idempotent)/);
   });
 
   it('catches a resolver that does not keep what it promises', () => {
     const intersection: Resolver<number[]> = (siblings) =>
       [...new Set(siblings[0])].filter((e) => siblings.every((s) => s.includes(e))).sort();
     expect(() =>
-      assertResolverLaws(intersection, list, {
+      assertResolverLaws(fc, intersection, list, {
         keeps: (siblings, merged) => siblings.every((s) => s.every((e) => merged.includes(e))),
       }),
     ).toThrow(/not keeping what it promises/);
@@ -103,7 +109,7 @@ describe('assertResolverLaws', () => {
 
   it('reports failures as errors, not TesseraErrors', () => {
     try {
-      assertResolverLaws((s: number[][]) => s[0]!, list);
+      assertResolverLaws(fc, (s: number[][]) => s[0]!, list);
     } catch (err) {
       expect(TesseraError.is(err)).toBe(false);
       return;

@@ -1,8 +1,8 @@
 /**
- * The resolver laws, checked with fast-check (a peer dependency of @tessera/client/testing only).
- * One line in a test:
+ * The resolver laws, checked with fast-check, which the caller passes in (like abstract-level's
+ * suite takes the test functions): the client depends on it in no way. One line in a test:
  *
- *   it('my resolver is lawful', () => assertResolverLaws(myResolver, fc.array(fc.string())));
+ *   it('my resolver is lawful', () => assertResolverLaws(fc, myResolver, fc.array(fc.string())));
  *
  * The laws, on sibling sets (docs/resolvers.md):
  * - commutative: every order of the same siblings merges to the same value;
@@ -11,7 +11,9 @@
  *   changes nothing;
  * - keeps: the merge keeps what the resolver promises (your predicate, e.g. "every element").
  */
-import fc from 'fast-check';
+
+import type fastCheck from 'fast-check';
+import type { Arbitrary, IPropertyWithHooks } from 'fast-check';
 import { sameValue } from '../canonical.js';
 import type { Resolver, Version } from '../resolvers/types.js';
 
@@ -30,14 +32,18 @@ export interface ResolverLawOptions<T> {
 
 export type ResolverLaw = 'commutative' | 'associative' | 'idempotent' | 'keeps';
 
+/** The fast-check module (`import fc from 'fast-check'`), given by the caller. */
+export type FastCheck = typeof fastCheck;
+
 /** The laws as fast-check properties, to run or combine as you like. */
 export function resolverLaws<T>(
+  fc: FastCheck,
   resolver: Resolver<T>,
-  value: fc.Arbitrary<T>,
+  value: Arbitrary<T>,
   options: ResolverLawOptions<T> = {},
-): Record<ResolverLaw, fc.IPropertyWithHooks<[Version<T>[], number[]]>> {
+): Record<ResolverLaw, IPropertyWithHooks<[Version<T>[], number[]]>> {
   const equals = options.equals ?? sameValue;
-  const siblings = fc.array(version(value), { minLength: 1, maxLength: options.maxSiblings ?? 5 });
+  const siblings = fc.array(version(fc, value), { minLength: 1, maxLength: options.maxSiblings ?? 5 });
   const cuts = fc.array(fc.nat(), { minLength: 8, maxLength: 8 });
   const law = (check: (s: Version<T>[], n: number[]) => boolean) => fc.property(siblings, cuts, check);
   return {
@@ -71,11 +77,12 @@ export function resolverLaws<T>(
 
 /** Runs every law; throws an Error naming the law and the counterexample when one fails. */
 export function assertResolverLaws<T>(
+  fc: FastCheck,
   resolver: Resolver<T>,
-  value: fc.Arbitrary<T>,
+  value: Arbitrary<T>,
   options: ResolverLawOptions<T> = {},
 ): void {
-  const laws = resolverLaws(resolver, value, options);
+  const laws = resolverLaws(fc, resolver, value, options);
   const params = {
     numRuns: options.numRuns ?? 200,
     ...(options.seed === undefined ? {} : { seed: options.seed }),
@@ -108,7 +115,7 @@ function merge<T>(resolver: Resolver<T>, group: Version<T>[]): Version<T> {
   return { value, lastModified };
 }
 
-function version<T>(value: fc.Arbitrary<T>): fc.Arbitrary<Version<T>> {
+function version<T>(fc: FastCheck, value: Arbitrary<T>): Arbitrary<Version<T>> {
   // A few distinct instants, so that equal timestamps (ties) are common.
   return fc.record({
     value,

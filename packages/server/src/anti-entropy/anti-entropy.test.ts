@@ -1,11 +1,19 @@
 import { bucketOf, encodeState, type Ring, TesseraError } from '@tessera/core';
 import { describe, expect, it, vi } from 'vitest';
+import {
+  ALLOW,
+  keysIn,
+  liveStates,
+  Q,
+  syncFrom,
+  testCluster,
+  write,
+} from '../../test/anti-entropy/test-cluster.js';
 import { silentLogger } from '../logger.js';
 import { MemoryEngine } from '../storage/memory-engine.js';
 import { ReplicaStore } from '../storage/replica-store.js';
 import { AntiEntropy } from './anti-entropy.js';
 import { MerkleResponder } from './responder.js';
-import { ALLOW, keysIn, liveStates, Q, syncFrom, testCluster, write } from './test-cluster.js';
 import type { BackgroundGate, ExchangeResult } from './types.js';
 
 const sum = (results: readonly ExchangeResult[], field: 'keysPulled' | 'keysPushed' | 'keysDiffering') =>

@@ -4,9 +4,9 @@
  */
 import { encodeState, type KeyState, partitionOf } from '@tessera/core';
 import { describe, expect, it } from 'vitest';
+import { ALLOW, Q, testCluster, write } from '../../test/anti-entropy/test-cluster.js';
 import { expectTesseraError } from '../../test/grpc-kit.js';
 import { exchangePartition } from './exchange.js';
-import { ALLOW, Q, testCluster, write } from './test-cluster.js';
 import { DEFAULT_EXCHANGE_LIMITS } from './types.js';
 
 const text = (s: string): Uint8Array => new TextEncoder().encode(s);

@@ -1,6 +1,14 @@
 import { isTombstone, type KeyState, partitionOf } from '@tessera/core';
 import { describe, expect, it } from 'vitest';
-import { GRACE_MS, liveStates, Q, syncFrom, type TestCluster, testCluster, write } from './test-cluster.js';
+import {
+  GRACE_MS,
+  liveStates,
+  Q,
+  syncFrom,
+  type TestCluster,
+  testCluster,
+  write,
+} from '../../test/anti-entropy/test-cluster.js';
 
 const KEY = 'cart:42';
 const P = partitionOf(Q, KEY);

@@ -4,6 +4,7 @@ import { parseArgs } from 'node:util';
 import { TesseraError } from '@tessera/core';
 import { ensureCerts } from './certs.js';
 import { LocalNode, localNodeSpecs } from './local-cluster.js';
+import { cliCommand } from './invocation.js';
 
 const NODES_MAX = 32;
 
@@ -92,7 +93,7 @@ Cluster is up (${nodes} node${nodes === 1 ? '' : 's'}). Try it:
 
   # who holds the key, and the cluster as this node sees it
   curl -s ${url}/v1/preference-list/cart-42
-  pnpm tessera admin status --node ${url}
+  ${cliCommand()} admin status --node ${url}
 
 Press Ctrl-C to stop the cluster (data stays in the data dirs; run the same command to resume).
 `;
@@ -124,7 +125,7 @@ Cluster is up with TLS (HTTP and mutual TLS between peers), tokens and a cluster
   curl -s --cacert $TESSERA_CA -H "Authorization: Bearer $TOKEN" ${url}/v1/kv/cart-42
 
   # admin calls need the admin token
-  pnpm tessera admin status --node ${url} --ca $TESSERA_CA --token-file ${join(certs, 'admin.token')}
+  ${cliCommand()} admin status --node ${url} --ca $TESSERA_CA --token-file ${join(certs, 'admin.token')}
 
 See docs/security.md. Press Ctrl-C to stop the cluster.
 `;

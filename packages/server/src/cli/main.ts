@@ -4,21 +4,30 @@ import { TesseraError } from '@tessera/core';
 import { runAdmin } from './admin.js';
 import { runCerts } from './certs.js';
 import { runClusterUp } from './cluster-up.js';
+import { cliCommand, DOCS_URL } from './invocation.js';
 import { runStart } from './start.js';
 
-const USAGE = `Usage:
-  tessera start --node-id ID --http HOST:PORT --peer HOST:PORT --data-dir DIR [--seed HOST:PORT]...
-                [--n 3 --r 2 --w 2 --partitions 64] [--storage leveldb|memory] [--durability process|fsync-one|fsync]
-                [--config FILE] [--log-level info]
-                [--http-tls-cert F --http-tls-key F [--http-tls-ca F]] [--peer-tls-cert F --peer-tls-key F --peer-tls-ca F]
-                [--token-file F --admin-token-file F] [--cluster-secret-file F] [--insecure]
-  tessera cluster up --nodes K [--dir DIR] [--http-port 7000] [--peer-port 8000] [--host 127.0.0.1] [--certs DIR]
-  tessera admin status|join|leave|remove [--node http://127.0.0.1:7000] [--seed HOST:PORT] [--node-id ID] [--json]
-                [--token-file ADMIN_TOKEN_FILE] [--ca CA_FILE]
-  tessera certs --nodes ID[,ID...] [--dir .tessera/certs] [--hosts 127.0.0.1,localhost,::1] [--days 365] [--tokens]
+function usage(cmd: string): string {
+  const pad = ' '.repeat(cmd.length);
+  return `Usage:
+  ${cmd} start --node-id ID --http HOST:PORT --peer HOST:PORT --data-dir DIR [--seed HOST:PORT]...
+  ${pad}       [--n 3 --r 2 --w 2 --partitions 64] [--storage leveldb|memory] [--durability process|fsync-one|fsync]
+  ${pad}       [--config FILE] [--log-level info]
+  ${pad}       [--http-tls-cert F --http-tls-key F [--http-tls-ca F]] [--peer-tls-cert F --peer-tls-key F --peer-tls-ca F]
+  ${pad}       [--token-file F --admin-token-file F] [--cluster-secret-file F] [--insecure]
+  ${cmd} cluster up --nodes K [--dir DIR] [--http-port 7000] [--peer-port 8000] [--host 127.0.0.1] [--certs DIR]
+  ${cmd} admin status|join|leave|remove [--node http://127.0.0.1:7000] [--seed HOST:PORT] [--node-id ID] [--json]
+  ${pad}       [--token-file ADMIN_TOKEN_FILE] [--ca CA_FILE]
+  ${cmd} certs --nodes ID[,ID...] [--dir .tessera/certs] [--hosts 127.0.0.1,localhost,::1] [--days 365] [--tokens]
 
-Docs: docs/api.md (HTTP API), docs/architecture.md, docs/errors.md, docs/security.md.
+Docs:
+  HTTP API      ${DOCS_URL}/api.md
+  operations    ${DOCS_URL}/operations.md
+  errors        ${DOCS_URL}/errors.md
+  security      ${DOCS_URL}/security.md
+  architecture  ${DOCS_URL}/architecture.md
 `;
+}
 
 async function main(argv: string[]): Promise<number> {
   const [command, sub, ...rest] = argv;
@@ -37,10 +46,10 @@ async function main(argv: string[]): Promise<number> {
     case 'help':
     case '--help':
     case '-h':
-      process.stdout.write(USAGE);
+      process.stdout.write(usage(cliCommand()));
       return command === undefined ? 1 : 0;
   }
-  process.stderr.write(`Unknown command: tessera ${argv.join(' ')}\n\n${USAGE}`);
+  process.stderr.write(`Unknown command: tessera ${argv.join(' ')}\n\n${usage(cliCommand())}`);
   return 1;
 }
 

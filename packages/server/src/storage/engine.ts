@@ -1,7 +1,7 @@
 /**
  * The pluggable persistence layer (paper section 5): a small interface every engine implements.
  * Keys are strings, values bytes. Namespaces keep primary data, hints and node metadata apart.
- * `conformance.ts` is the suite every engine must pass.
+ * The conformance suite every engine must pass is `src/conformance/` (`@tessera/server/conformance`).
  */
 
 export type Namespace = 'data' | 'hints' | 'meta';

@@ -3,7 +3,7 @@
  * with `--fault-injection` so the panel can split it), or an existing cluster named by URL.
  */
 import { resolve } from 'node:path';
-import { LocalNode, localNodeSpecs } from '../../../../../packages/server/dist/cli/local-cluster.js';
+import { LocalNode, localNodeSpecs } from '@tessera/server/local-cluster';
 import type { NodeSpec } from '../cluster/directory.js';
 
 const READY_TIMEOUT_MS = 30_000;

@@ -4,8 +4,8 @@
  * engines' own `compareKeys`.
  */
 import { TesseraError } from '@tessera/core';
-import { expect } from 'vitest';
-import type { Namespace, StorageEngine } from './engine.js';
+import type { Namespace, StorageEngine } from '../storage/engine.js';
+import type { Expect } from './test-api.js';
 
 export interface EngineHarness {
   /** A fresh, empty engine, not yet opened. */
@@ -71,7 +71,11 @@ export function utf8Order(a: string, b: string): number {
   return Buffer.compare(Buffer.from(a, 'utf8'), Buffer.from(b, 'utf8'));
 }
 
-export async function expectTesseraError(promise: Promise<unknown>, code: string): Promise<TesseraError> {
+export async function expectTesseraError(
+  expect: Expect,
+  promise: Promise<unknown>,
+  code: string,
+): Promise<TesseraError> {
   const err: unknown = await promise.then(
     () => undefined,
     (e: unknown) => e,

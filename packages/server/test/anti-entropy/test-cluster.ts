@@ -1,7 +1,7 @@
 /**
- * For tests (like storage/conformance.ts, part of the package but used only by tests): a few
- * in-process replicas on MemoryEngines, one AntiEntropy service each, a shared fake clock, and
- * writes as a coordinator makes them.
+ * For the anti-entropy tests (src/anti-entropy/*.test.ts): a few in-process replicas on
+ * MemoryEngines, one AntiEntropy service each, a shared fake clock, and writes as a coordinator
+ * makes them.
  */
 import {
   applyWrite,
@@ -13,13 +13,13 @@ import {
   sameState,
   utf8,
 } from '@tessera/core';
-import { silentLogger } from '../logger.js';
-import { MemoryEngine } from '../storage/memory-engine.js';
-import { ReplicaStore } from '../storage/replica-store.js';
-import { AntiEntropy } from './anti-entropy.js';
+import { AntiEntropy } from '../../src/anti-entropy/anti-entropy.js';
+import { MerkleResponder } from '../../src/anti-entropy/responder.js';
+import type { BackgroundGate, ExchangeLimits, ExchangeResult } from '../../src/anti-entropy/types.js';
+import { silentLogger } from '../../src/logger.js';
+import { MemoryEngine } from '../../src/storage/memory-engine.js';
+import { ReplicaStore } from '../../src/storage/replica-store.js';
 import { InProcessNetwork } from './in-process.js';
-import { MerkleResponder } from './responder.js';
-import type { BackgroundGate, ExchangeLimits, ExchangeResult } from './types.js';
 
 export const Q = 8;
 export const GRACE_MS = 10_000;

@@ -1,12 +1,12 @@
 /**
  * Anti-entropy between replicas in one process, without a network: each call goes straight to the
- * other node's store and `MerkleResponder`, as the gRPC server would route it. For tests and the
- * deterministic simulation; it counts the calls and the state bytes, and can take a node down.
+ * other node's store and `MerkleResponder`, as the gRPC server would route it. For tests (see
+ * test-cluster.ts); it counts the calls and the state bytes, and can take a node down.
  */
 import { decodePeerState, type NodeId, TesseraError } from '@tessera/core';
-import type { ReplicaStore } from '../storage/replica-store.js';
-import type { MerkleResponder } from './responder.js';
-import type { AntiEntropyClient, AntiEntropyPeers } from './types.js';
+import type { MerkleResponder } from '../../src/anti-entropy/responder.js';
+import type { AntiEntropyClient, AntiEntropyPeers } from '../../src/anti-entropy/types.js';
+import type { ReplicaStore } from '../../src/storage/replica-store.js';
 
 export interface InProcessReplica {
   readonly store: ReplicaStore;

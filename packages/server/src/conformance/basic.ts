@@ -1,19 +1,13 @@
 /** Conformance: single-key reads and writes, batches, namespaces, copies and lifecycle. */
-import { describe, expect, it } from 'vitest';
-import {
-  bytes,
-  collect,
-  type EngineFactory,
-  expectTesseraError,
-  put,
-  text,
-  withEngine,
-} from './conformance-harness.js';
-import type { Namespace } from './engine.js';
+
+import type { Namespace } from '../storage/engine.js';
+import { bytes, collect, type EngineFactory, expectTesseraError, put, text, withEngine } from './harness.js';
+import type { TestFunctions } from './test-api.js';
 
 const NAMESPACES: readonly Namespace[] = ['data', 'hints', 'meta'];
 
-export function basicConformance(makeEngine: EngineFactory): void {
+export function basicConformance(t: TestFunctions, makeEngine: EngineFactory): void {
+  const { describe, it, expect } = t;
   describe('get, put, del', () => {
     it('returns undefined for a missing key in every namespace', () =>
       withEngine(makeEngine, async (engine) => {
@@ -74,7 +68,7 @@ export function basicConformance(makeEngine: EngineFactory): void {
           { type: 'put', ns: 'data', key: 'new', value: text('x') },
           { type: 'put', ns: 'data', key: 'no-value' },
         ]);
-        await expectTesseraError(bad, 'INTERNAL');
+        await expectTesseraError(expect, bad, 'INTERNAL');
         expect(await engine.get('data', 'kept')).toEqual(text('before'));
         expect(await engine.get('data', 'new')).toBeUndefined();
       }));
@@ -88,9 +82,10 @@ export function basicConformance(makeEngine: EngineFactory): void {
 
     it('refuses keys that are not well-formed Unicode (they have no UTF-8 form)', () =>
       withEngine(makeEngine, async (engine) => {
-        await expectTesseraError(engine.get('data', 'a\ud800'), 'INVALID_KEY');
-        await expectTesseraError(put(engine, 'data', '\udc00b', bytes(1)), 'INVALID_KEY');
+        await expectTesseraError(expect, engine.get('data', 'a\ud800'), 'INVALID_KEY');
+        await expectTesseraError(expect, put(engine, 'data', '\udc00b', bytes(1)), 'INVALID_KEY');
         await expectTesseraError(
+          expect,
           (async () => collect(engine.iterate('data', { gte: 'a', lt: '\ud83d' })))(),
           'INVALID_KEY',
         );
@@ -132,15 +127,15 @@ export function basicConformance(makeEngine: EngineFactory): void {
       const harness = await makeEngine();
       const { engine } = harness;
       try {
-        await expectTesseraError(engine.get('data', 'k'), 'STORAGE_FAILURE');
+        await expectTesseraError(expect, engine.get('data', 'k'), 'STORAGE_FAILURE');
         await engine.open();
         await engine.open();
         await put(engine, 'data', 'k', bytes(1));
         await engine.close();
         await engine.close();
-        await expectTesseraError(engine.get('data', 'k'), 'STORAGE_FAILURE');
-        await expectTesseraError(put(engine, 'data', 'k', bytes(2)), 'STORAGE_FAILURE');
-        await expectTesseraError((async () => collect(engine.iterate('data')))(), 'STORAGE_FAILURE');
+        await expectTesseraError(expect, engine.get('data', 'k'), 'STORAGE_FAILURE');
+        await expectTesseraError(expect, put(engine, 'data', 'k', bytes(2)), 'STORAGE_FAILURE');
+        await expectTesseraError(expect, (async () => collect(engine.iterate('data')))(), 'STORAGE_FAILURE');
       } finally {
         await engine.close();
         await harness.cleanup();

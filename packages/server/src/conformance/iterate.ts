@@ -1,5 +1,6 @@
 /** Conformance: iteration order, ranges and limits, namespace boundaries. */
-import { describe, expect, it } from 'vitest';
+
+import type { KeyRange, StorageEngine } from '../storage/engine.js';
 import {
   collect,
   type EngineFactory,
@@ -9,8 +10,8 @@ import {
   text,
   utf8Order,
   withEngine,
-} from './conformance-harness.js';
-import type { KeyRange, StorageEngine } from './engine.js';
+} from './harness.js';
+import type { TestFunctions } from './test-api.js';
 
 const SORTED_KEYS = [...TRICKY_KEYS].sort(utf8Order);
 
@@ -61,7 +62,8 @@ const RANGES: readonly KeyRange[] = [
   { gte: '~', lt: '\u0080' },
 ];
 
-export function iterateConformance(makeEngine: EngineFactory): void {
+export function iterateConformance(t: TestFunctions, makeEngine: EngineFactory): void {
+  const { describe, it, expect } = t;
   describe('iterate', () => {
     it('yields every key of a namespace in UTF-8 byte order, with its value', () =>
       withEngine(makeEngine, async (engine) => {
