@@ -3,8 +3,8 @@ import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { TesseraError } from '@tessera/core';
 import { ensureCerts } from './certs.js';
-import { LocalNode, localNodeSpecs } from './local-cluster.js';
 import { cliCommand } from './invocation.js';
+import { LocalNode, localNodeSpecs } from './local-cluster.js';
 
 const NODES_MAX = 32;
 
