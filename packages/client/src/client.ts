@@ -27,6 +27,7 @@ import {
   type PutResult,
   parseBatch,
   parseContext,
+  parseDelete,
   parseGet,
   parseKeyPage,
   type ReadOptions,
@@ -103,10 +104,9 @@ export class TesseraClient {
   /** Every current value of `key` (`siblings` is empty when it has none). */
   async get<T = unknown>(key: string, options: ReadOptions = {}): Promise<GetResult<T>> {
     const r = options.r ?? this.options.r;
-    const answer = await this.send(
-      { method: 'GET', key, path: kvPath(key, this.query('r', r)), safety: 'read', accept: [404] },
-      options,
-    );
+    // `missing=ok`: a key with no value is a 200 with no siblings, which a browser does not log.
+    const path = kvPath(key, { ...this.query('r', r), missing: 'ok' });
+    const answer = await this.send({ method: 'GET', key, path, safety: 'read', accept: [404] }, options);
     if (answer.status === 404 && !isNotFound(answer.body)) throw answerError(answer, answer.route.url);
     return parseGet<T>(key, answer, answer.route.url);
   }
@@ -154,7 +154,7 @@ export class TesseraClient {
       {
         method: 'DELETE',
         key,
-        path: kvPath(key, this.query('w', w)),
+        path: kvPath(key, { ...this.query('w', w), missing: 'ok' }),
         body: options.context === undefined ? {} : { context: options.context },
         prefer: preferredCoordinator(options.context),
         // Re-sending a tombstone for the same context changes nothing; a blind delete is not so.
@@ -163,11 +163,8 @@ export class TesseraClient {
       },
       options,
     );
-    if (answer.status === 404) {
-      if (!isNotFound(answer.body)) throw answerError(answer, answer.route.url);
-      return { context: undefined, found: false };
-    }
-    return { context: parseContext(answer, answer.route.url), found: true };
+    if (answer.status === 404 && !isNotFound(answer.body)) throw answerError(answer, answer.route.url);
+    return parseDelete(answer, answer.route.url);
   }
 
   /**
@@ -185,7 +182,11 @@ export class TesseraClient {
       write: (k: string, value: T, o: WriteOptions) => this.put<T>(k, value, o),
       backoff: this.options.backoff,
     };
-    return runUpdate(steps, key, fn, options);
+    const deadlineMs =
+      options.deadlineMs === undefined
+        ? this.options.deadlineMs
+        : whole('deadlineMs', options.deadlineMs, 1, 1);
+    return runUpdate(steps, key, fn, deadlineMs === undefined ? options : { ...options, deadlineMs });
   }
 
   /**
@@ -286,6 +287,10 @@ export class TesseraClient {
       retries: whole('retries', options.retries, this.options.retries, 0),
       backoff: this.options.backoff,
       signal: options.signal,
+      deadlineMs:
+        options.deadlineMs === undefined
+          ? this.options.deadlineMs
+          : whole('deadlineMs', options.deadlineMs, 1, 1),
     });
   }
 

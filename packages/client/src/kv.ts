@@ -10,6 +10,11 @@ export interface CallOptions {
   readonly signal?: AbortSignal;
   /** Extra attempts for failures safe to retry (overrides the client's). */
   readonly retries?: number;
+  /**
+   * Deadline of the whole call, every attempt and backoff included, in ms (overrides the
+   * client's). Past it the call fails with the most informative failure so far.
+   */
+  readonly deadlineMs?: number;
 }
 
 export interface ReadOptions extends CallOptions {
@@ -57,19 +62,33 @@ export function checkKey(key: string): void {
   }
 }
 
-export function kvPath(key: string, query: Readonly<Record<string, number | undefined>> = {}): string {
-  const params = Object.entries(query)
-    .filter((e): e is [string, number] => e[1] !== undefined)
-    .map(([name, value]) => `${name}=${value}`)
-    .join('&');
-  return `/v1/kv/${encodeURIComponent(key)}${params === '' ? '' : `?${params}`}`;
+/**
+ * The path of a key: `/v1/kv/<key percent-encoded>`, except for the keys `.` and `..`, which no
+ * URL can carry as a path segment (URL parsers drop such segments, `%2E` and `%2e` included):
+ * those go as `/v1/kv/?key=.` (docs/api.md).
+ */
+export function kvPath(
+  key: string,
+  query: Readonly<Record<string, number | string | undefined>> = {},
+): string {
+  const dotSegment = key === '.' || key === '..';
+  const params = [
+    ...(dotSegment ? [`key=${encodeURIComponent(key)}`] : []),
+    ...Object.entries(query)
+      .filter((e): e is [string, number | string] => e[1] !== undefined)
+      .map(([name, value]) => `${name}=${encodeURIComponent(value)}`),
+  ].join('&');
+  return `/v1/kv/${dotSegment ? '' : encodeURIComponent(key)}${params === '' ? '' : `?${params}`}`;
 }
 
-/** A get's answer: 200 with siblings, or 404 (no live value, maybe a tombstone context). */
+/**
+ * A get's answer: 200 with siblings; for a key with no live value (maybe a tombstone context),
+ * 200 with no siblings (`?missing=ok`, what the client asks for) or 404.
+ */
 export function parseGet<T>(key: string, answer: NodeAnswer, node: string): GetResult<T> {
   const body = answer.body;
   if (!isRecord(body)) throw badBody(node, 'not an object');
-  if (answer.status === 404) {
+  if (answer.status === 404 || (Array.isArray(body.siblings) && body.siblings.length === 0)) {
     return typeof body.context === 'string'
       ? { key, siblings: [], context: body.context, versions: [] }
       : { key, siblings: [], versions: [] };
@@ -83,6 +102,17 @@ export function parseGet<T>(key: string, answer: NodeAnswer, node: string): GetR
     return { value: s.value as T, lastModified: new Date(Number.isNaN(time) ? 0 : time) };
   });
   return { key, siblings: versions.map((v) => v.value), context: body.context, versions };
+}
+
+/**
+ * A delete's answer: 200 with the tombstone's context; for a key with no live value, 200
+ * `{ found: false }` (`?missing=ok`, what the client asks for) or 404.
+ */
+export function parseDelete(answer: NodeAnswer, node: string): DeleteResult {
+  if (answer.status === 404 || (isRecord(answer.body) && answer.body.found === false)) {
+    return { context: undefined, found: false };
+  }
+  return { context: parseContext(answer, node), found: true };
 }
 
 export function parseContext(answer: NodeAnswer, node: string): string {

@@ -2,7 +2,8 @@
 import { TesseraError } from './errors.js';
 import type { BackoffOptions } from './http/retry.js';
 import type { RequestEvent } from './http/stats.js';
-import { defaultNodeUrl, type NodeUrl } from './routing/ring.js';
+import { defaultNodeUrl, listedNodesOnly, type NodeUrl } from './routing/ring.js';
+import { inBrowser } from './transport/environment.js';
 import type { Transport } from './transport/types.js';
 
 export interface TesseraClientOptions {
@@ -12,19 +13,30 @@ export interface TesseraClientOptions {
   readonly timeoutMs?: number;
   /** Extra attempts for a failure that is safe to retry (see the README). Default 2. */
   readonly retries?: number;
+  /**
+   * Deadline of a whole call, every attempt and backoff included, and of a whole `update()`, in
+   * ms; each call may set its own. Past it the call fails with the most informative failure so
+   * far. Default: none (a call ends after its retries, each attempt within `timeoutMs`).
+   */
+  readonly deadlineMs?: number;
   /** Jittered exponential backoff between attempts. Default base 25 ms, max 1000 ms. */
   readonly backoff?: BackoffOptions;
   /**
    * Partition-aware routing: send each call to a replica of its key. Default true, except in a
-   * browser page, where nodes are usually behind a gateway (and direct calls would need CORS on
-   * every node). Turn it off when the nodes' own addresses are not reachable from the client.
+   * browser (page or worker), where nodes are usually behind a gateway on the page's origin.
+   * With routing on in a browser, calls go only to the nodes listed in `nodes` (a member whose
+   * advertised address is not one of them is skipped), unless `nodeUrl` maps members itself.
+   * Turn it off when the nodes' own addresses are not reachable from the client.
    */
   readonly routing?: boolean;
   /** How often the ring is refreshed, in ms (0: only on failures). Default 10 000 (paper 6.4). */
   readonly ringRefreshMs?: number;
   /** How long a node that failed is tried last, in ms. Default 5000. */
   readonly nodeDownMs?: number;
-  /** The base URL for a member (default: `http://` + its advertised host:port). */
+  /**
+   * The base URL for a member, or undefined for a member this client cannot reach (default:
+   * `http://` + its advertised host:port; in a browser, that only when it is listed in `nodes`).
+   */
   readonly nodeUrl?: NodeUrl;
   /** Default read quorum R for gets (1..N); default: the node's. */
   readonly r?: number;
@@ -47,6 +59,7 @@ export interface ResolvedOptions {
   readonly nodes: readonly string[];
   readonly timeoutMs: number;
   readonly retries: number;
+  readonly deadlineMs: number | undefined;
   readonly backoff: BackoffOptions;
   readonly routing: boolean;
   readonly ringRefreshMs: number;
@@ -62,18 +75,21 @@ export function resolveOptions(options: TesseraClientOptions): ResolvedOptions {
   if (!Array.isArray(options?.nodes) || options.nodes.length === 0) {
     throw invalid('nodes must list at least one node URL, e.g. ["http://127.0.0.1:7000"].');
   }
+  const nodes = options.nodes.map(normalizeUrl);
+  const browser = inBrowser();
   return {
-    nodes: options.nodes.map(normalizeUrl),
+    nodes,
     timeoutMs: whole('timeoutMs', options.timeoutMs, 5_000, 1),
     retries: whole('retries', options.retries, 2, 0),
+    deadlineMs: optionalWhole('deadlineMs', options.deadlineMs, 1),
     backoff: {
       baseMs: whole('backoff.baseMs', options.backoff?.baseMs, 25, 0),
       maxMs: whole('backoff.maxMs', options.backoff?.maxMs, 1_000, 0),
     },
-    routing: options.routing ?? !inBrowserPage(),
+    routing: options.routing ?? !browser,
     ringRefreshMs: whole('ringRefreshMs', options.ringRefreshMs, 10_000, 0),
     nodeDownMs: whole('nodeDownMs', options.nodeDownMs, 5_000, 0),
-    nodeUrl: options.nodeUrl ?? defaultNodeUrl,
+    nodeUrl: options.nodeUrl ?? (browser ? listedNodesOnly(nodes) : defaultNodeUrl),
     r: optionalWhole('r', options.r, 1),
     w: optionalWhole('w', options.w, 1),
     serverTimeoutMs: optionalWhole('serverTimeoutMs', options.serverTimeoutMs, 1),
@@ -114,9 +130,4 @@ export function optionalWhole(name: string, value: number | undefined, min: numb
 
 function invalid(message: string): TesseraError {
   return new TesseraError('INVALID_ARGUMENT', message);
-}
-
-/** A browser page (not Node, Deno, Bun or a worker): it has a document. */
-function inBrowserPage(): boolean {
-  return typeof (globalThis as { document?: unknown }).document !== 'undefined';
 }

@@ -9,9 +9,21 @@
  * the write may have been applied is retried only when `fn` is idempotent (the default): the
  * fresh read may already hold the earlier write, and `fn` is applied on top of it again. Cart
  * updaters and union-style adds are idempotent; a counter increment is not.
+ *
+ * `deadlineMs` bounds the whole update: every read, write and backoff. When the update gives up
+ * (retries spent, or the deadline passed), it reports the most informative failure of all its
+ * rounds (retry.ts), with `maybeApplied` true if any round's write may have landed.
  */
 import { TesseraError } from './errors.js';
-import { type BackoffOptions, backoffMs, sleep, transient } from './http/retry.js';
+import {
+  type BackoffOptions,
+  backoffMs,
+  Deadline,
+  mostInformative,
+  rebuild,
+  sleep,
+  transient,
+} from './http/retry.js';
 import { type GetResult, mergeSiblings, type PutResult, type ReadOptions, type WriteOptions } from './kv.js';
 import type { Resolver } from './resolvers/types.js';
 
@@ -49,26 +61,48 @@ export async function runUpdate<T>(
   options: UpdateOptions<T> = {},
 ): Promise<UpdateResult<T>> {
   const rounds = (options.retries ?? 5) + 1;
-  const call = {
+  const deadline = new Deadline(options.deadlineMs);
+  const call = (): { timeoutMs?: number; signal?: AbortSignal; deadlineMs?: number } => ({
     ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
     ...(options.signal === undefined ? {} : { signal: options.signal }),
-  };
+    // Each read and write gets what is left of the update's deadline.
+    ...(deadline.ms === undefined ? {} : { deadlineMs: Math.max(1, Math.ceil(deadline.remaining())) }),
+  });
+  const failures: TesseraError[] = [];
+  let attempts = 0;
+  const anyApplied = (): boolean => failures.some((f) => f.maybeApplied);
+  const giveUp = (why?: string): TesseraError =>
+    failures.length === 0
+      ? new TesseraError('REQUEST_TIMEOUT', why ?? 'The update ran out of time.', { key, attempts: 0 })
+      : mostInformative(failures, { attempts, why, others: 'Other rounds' });
   for (let round = 1; ; round++) {
+    if (deadline.passed()) throw giveUp(deadline.why(round - 1, 'update'));
     try {
-      const read = await steps.read(key, { ...call, ...(options.r === undefined ? {} : { r: options.r }) });
+      const read = await steps.read(key, { ...call(), ...(options.r === undefined ? {} : { r: options.r }) });
       const current = mergeSiblings(read, options.resolver);
       const value = await fn(current);
       const { context } = await steps.write(key, value, {
-        ...call,
+        ...call(),
         context: read.context,
         ...(options.w === undefined ? {} : { w: options.w }),
       });
       return { value, context };
     } catch (err) {
-      if (!TesseraError.is(err) || round >= rounds || !worthRetrying(err, options.idempotent ?? true)) {
-        throw err;
+      if (!TesseraError.is(err)) throw err;
+      attempts += err.attempts;
+      const failure = rebuild(err, { attempts });
+      if (failure.code === 'ABORTED')
+        throw rebuild(failure, { maybeApplied: failure.maybeApplied || anyApplied() });
+      failures.push(failure);
+      // A definite answer (SIBLINGS_UNRESOLVED, bad input, a non-idempotent write that may have landed) ends it as is.
+      if (!worthRetrying(failure, options.idempotent ?? true)) {
+        throw rebuild(failure, { maybeApplied: anyApplied() });
       }
-      await wait(backoffMs(round - 1, steps.backoff), options.signal, key);
+      if (round >= rounds) throw giveUp(`The update gave up after ${round} rounds.`);
+      if (deadline.passed()) throw giveUp(deadline.why(round, 'update'));
+      const waitMs = backoffMs(round - 1, steps.backoff);
+      if (waitMs >= deadline.remaining()) throw giveUp(deadline.why(round, 'update'));
+      await wait(waitMs, options.signal, key, anyApplied());
     }
   }
 }
@@ -79,10 +113,19 @@ function worthRetrying(err: TesseraError, idempotent: boolean): boolean {
   return idempotent || !err.maybeApplied;
 }
 
-async function wait(ms: number, signal: AbortSignal | undefined, key: string): Promise<void> {
+async function wait(
+  ms: number,
+  signal: AbortSignal | undefined,
+  key: string,
+  maybeApplied: boolean,
+): Promise<void> {
   try {
     await sleep(ms, signal);
   } catch (reason) {
-    throw new TesseraError('ABORTED', 'The update was aborted by its AbortSignal.', { key, cause: reason });
+    throw new TesseraError('ABORTED', 'The update was aborted by its AbortSignal.', {
+      key,
+      maybeApplied,
+      cause: reason,
+    });
   }
 }

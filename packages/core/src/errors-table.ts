@@ -167,6 +167,11 @@ export const ERROR_CODES = {
     "A value stored under a collection's key does not match the schema; the message names the key.",
   ),
   INVALID_ARGUMENT: client(400, G.INVALID_ARGUMENT, 'An argument or option given to the client is invalid.'),
+  INVALID_VALUE: client(
+    400,
+    G.INVALID_ARGUMENT,
+    'A value cannot be sent as JSON (a BigInt, a cycle, a function); raised before anything is sent.',
+  ),
   RESOLVER_FAILED: client(
     undefined,
     G.UNKNOWN,

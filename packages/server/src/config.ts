@@ -10,6 +10,23 @@ const hostPort = z
   .regex(/^[A-Za-z0-9.\-[\]:]+:\d{1,5}$/, 'expected HOST:PORT, e.g. 127.0.0.1:7000')
   .refine((v) => Number(v.slice(v.lastIndexOf(':') + 1)) <= 65535, 'port must be 0..65535');
 
+/** A web origin as browsers send it in `Origin` (scheme, host, port if not the default; no path), or `*`. */
+export const corsOrigin = z
+  .string()
+  .refine(
+    (v) => v === '*' || isOrigin(v),
+    'expected a web origin such as https://shop.example.com or http://localhost:3000 (no path, no trailing slash), or *',
+  );
+
+function isOrigin(value: string): boolean {
+  try {
+    const url = new URL(value);
+    return (url.protocol === 'http:' || url.protocol === 'https:') && url.origin === value;
+  } catch {
+    return false;
+  }
+}
+
 export const nodeIdSchema = z
   .string()
   .regex(/^[A-Za-z0-9._-]{1,64}$/, 'node ids are 1 to 64 characters of A-Z a-z 0-9 . _ -');
@@ -163,6 +180,12 @@ export const configSchema = z
       .min(-24 * 3600 * 1000)
       .max(24 * 3600 * 1000)
       .default(0),
+    /**
+     * Web page origins allowed to call the HTTP API from a browser (CORS; docs/browser.md), e.g.
+     * `https://shop.example.com`; `*` allows every origin (development only). Empty: no CORS headers,
+     * so browsers let only pages served by this node's own origin read its answers.
+     */
+    corsOrigins: z.array(corsOrigin).max(64).default([]),
     /** Dial these peers at another address than the one they advertise (NAT, proxies): nodeId to HOST:PORT. */
     peerDialOverrides: z
       .record(nodeIdSchema, hostPort)

@@ -120,7 +120,7 @@ describe('the OpenAPI document', () => {
       properties: { context: { type: 'string' } },
     });
     expect(put.parameters!.map((p) => `${p.in}:${p.name}`).sort()).toEqual(
-      ['path:key', 'query:timeoutMs', 'query:w'].sort(),
+      ['path:key', 'query:key', 'query:timeoutMs', 'query:w'].sort(),
     );
   });
 

@@ -9,8 +9,10 @@ export interface Attempt {
   readonly method: HttpMethod;
   /** Path and query, e.g. `/v1/kv/cart%2F42?r=2`. */
   readonly path: string;
-  /** Sent as JSON. */
+  /** Sent as JSON (serialized before anything is sent: see `serializeBody`). */
   readonly body?: unknown;
+  /** The body already serialized (by `serializeBody`); wins over `body`. */
+  readonly bodyText?: string | undefined;
 }
 
 export interface NodeAnswer {
@@ -23,6 +25,42 @@ export interface NodeAnswer {
 export interface CallOptions {
   readonly timeoutMs: number;
   readonly signal?: AbortSignal | undefined;
+  /** Set when `timeoutMs` is what is left of the call's deadline: the timeout's message says so. */
+  readonly deadlineMs?: number | undefined;
+}
+
+/**
+ * The JSON text of a request body, made before anything is sent: a value JSON cannot hold (a
+ * BigInt, a cycle, a toJSON that throws; a function or symbol where a field is needed) is
+ * INVALID_VALUE, the caller's mistake, never a network failure that marks a node down or is
+ * retried. Undefined for no body.
+ */
+export function serializeBody(body: unknown, key?: string): string | undefined {
+  if (body === undefined) return undefined;
+  const where = key === undefined ? {} : { key };
+  let text: string | undefined;
+  try {
+    text = JSON.stringify(body);
+  } catch (err) {
+    throw new TesseraError(
+      'INVALID_VALUE',
+      `The value cannot be sent as JSON: ${err instanceof Error ? err.message : String(err)}. Values are JSON: no BigInt (send it as a string), no cycles.`,
+      { ...where, httpStatus: 400, cause: err },
+    );
+  }
+  // JSON.stringify drops a field whose value is a function, a symbol or undefined: say so rather
+  // than send a body without it.
+  const dropped = isRecord(body)
+    ? Object.keys(body).filter((name) => body[name] !== undefined && JSON.stringify(body[name]) === undefined)
+    : [];
+  if (text === undefined || dropped.length > 0) {
+    throw new TesseraError(
+      'INVALID_VALUE',
+      `The ${dropped.length > 0 ? dropped.join(', ') : 'body'} cannot be sent as JSON (a function or a symbol is not a JSON value).`,
+      { ...where, httpStatus: 400 },
+    );
+  }
+  return text;
 }
 
 class Timeout extends Error {}
@@ -34,6 +72,7 @@ export async function callNode(
   options: CallOptions,
 ): Promise<NodeAnswer> {
   const where = { node: baseUrl };
+  const body = attempt.bodyText ?? serializeBody(attempt.body);
   if (options.signal?.aborted) throw aborted(options.signal, where, false);
   const controller = new AbortController();
   const timer = setTimeout(
@@ -46,8 +85,9 @@ export async function callNode(
     const res = await transport.request({
       method: attempt.method,
       url: `${baseUrl}${attempt.path}`,
+      node: baseUrl,
       signal: controller.signal,
-      ...(attempt.body === undefined ? {} : { body: JSON.stringify(attempt.body) }),
+      ...(body === undefined ? {} : { body }),
     });
     return {
       status: res.status,
@@ -58,9 +98,13 @@ export async function callNode(
     if (TesseraError.is(err)) throw err;
     if (options.signal?.aborted) throw aborted(options.signal, where, attempt.method !== 'GET');
     if (controller.signal.reason instanceof Timeout) {
+      const advice =
+        options.deadlineMs === undefined
+          ? 'Raise timeoutMs if the cluster is slow.'
+          : `That was what remained of the call's deadline (deadlineMs ${options.deadlineMs}).`;
       throw new TesseraError(
         'REQUEST_TIMEOUT',
-        `${baseUrl} did not answer ${attempt.method} within ${options.timeoutMs} ms. Raise timeoutMs if the cluster is slow.`,
+        `${baseUrl} did not answer ${attempt.method} within ${options.timeoutMs} ms. ${advice}`,
         { ...where, maybeApplied: attempt.method !== 'GET', cause: err },
       );
     }

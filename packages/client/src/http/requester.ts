@@ -1,24 +1,32 @@
 /**
- * Sends one API call: picks nodes through the router, makes attempts with a deadline each, and
- * retries with jittered backoff only where retry.ts says it is safe.
+ * Sends one API call: serializes its body, picks nodes through the router, makes attempts with a
+ * deadline each (and the call's overall deadline across attempts and backoff), retries with
+ * jittered backoff only where retry.ts says it is safe, and reports the most informative failure.
  */
 import { TesseraError } from '../errors.js';
 import type { Route, Router } from '../routing/router.js';
 import type { HttpMethod, Transport } from '../transport/types.js';
-import { answerError, callNode, type NodeAnswer } from './call.js';
+import { answerError, callNode, type NodeAnswer, serializeBody } from './call.js';
 import {
   type BackoffOptions,
   backoffMs,
+  Deadline,
   maybeApplied,
+  mostInformative,
   nodeFailed,
+  rebuild,
   retryable,
   type Safety,
   sleep,
+  verdict,
 } from './retry.js';
 import type { RequestStats } from './stats.js';
 
 /** The longest a retry waits for a node's Retry-After. */
 export const RETRY_AFTER_WAIT_MAX_MS = 5_000;
+
+/** Coordinators' verdicts on the key's replicas after which a call stops (retry.ts). */
+const VERDICTS_MAX = 2;
 
 export interface RequestSpec {
   readonly method: HttpMethod;
@@ -38,6 +46,8 @@ export interface SendSettings {
   readonly retries: number;
   readonly backoff: BackoffOptions;
   readonly signal?: AbortSignal | undefined;
+  /** The whole call's deadline, attempts and backoff included, in ms; none when undefined. */
+  readonly deadlineMs?: number | undefined;
 }
 
 export interface Answer extends NodeAnswer {
@@ -52,15 +62,46 @@ export class Requester {
   ) {}
 
   async send(spec: RequestSpec, settings: SendSettings): Promise<Answer> {
+    const key = spec.key === undefined ? {} : { key: spec.key };
+    // Before anything is sent: a body JSON cannot hold is the caller's INVALID_VALUE.
+    const bodyText = serializeBody(spec.body, spec.key);
+    const deadline = new Deadline(settings.deadlineMs);
+    const failures: TesseraError[] = [];
+    const giveUp = (attempts: number, why?: string): TesseraError =>
+      failures.length === 0
+        ? new TesseraError(
+            'REQUEST_TIMEOUT',
+            `${deadline.why(0)} No node was tried: the ring was still loading.`,
+            { ...key, attempts: 0 },
+          )
+        : mostInformative(failures, { attempts, why });
     const tried = new Set<string>();
-    let routes = await this.router.routes(spec.key, settings.timeoutMs, settings.signal, spec.prefer);
+    let verdicts = 0;
+    let routes = await this.router.routes(
+      spec.key,
+      Math.min(settings.timeoutMs, deadline.remaining()),
+      settings.signal,
+      spec.prefer,
+    );
     for (let attempt = 1; ; attempt++) {
+      const left = deadline.remaining();
+      if (left <= 0) throw giveUp(attempt - 1, deadline.why(attempt - 1));
       const route = routes.find((r) => !tried.has(r.url)) ?? routes[(attempt - 1) % routes.length]!;
       tried.add(route.url);
       const startedMs = Date.now();
+      const cut = left < settings.timeoutMs;
       let error: TesseraError;
       try {
-        const answer = await callNode(this.transport, route.url, spec, settings);
+        const answer = await callNode(
+          this.transport,
+          route.url,
+          { method: spec.method, path: spec.path, bodyText },
+          {
+            timeoutMs: Math.min(settings.timeoutMs, Math.ceil(left)),
+            signal: settings.signal,
+            deadlineMs: cut ? settings.deadlineMs : undefined,
+          },
+        );
         if (answer.status < 400 || spec.accept?.includes(answer.status) === true) {
           this.router.markAlive(route.url);
           this.record(spec, route, attempt, startedMs, answer.status, undefined);
@@ -72,22 +113,43 @@ export class Requester {
           ? err
           : new TesseraError('CONNECTION_FAILED', String(err), { node: route.url, cause: err });
       }
-      error = error.with({
+      error = rebuild(error, {
         nodeId: route.nodeId ?? this.router.nodeIdOf(route.url),
-        ...(spec.key === undefined ? {} : { key: spec.key }),
+        ...key,
         attempts: attempt,
-        maybeApplied: spec.method !== 'GET' && maybeApplied(error),
+        // A read applies nothing, whatever happened to it.
+        maybeApplied: spec.safety !== 'read' && (error.maybeApplied || maybeApplied(error)),
       });
       this.record(spec, route, attempt, startedMs, error.httpStatus, error.code);
-      if (nodeFailed(error)) this.router.markFailed(route.url, error.retryAfterMs);
-      if (attempt > settings.retries || !retryable(error, spec.safety)) throw error;
+      // A timeout the call's own deadline imposed says nothing about the node.
+      const deadlineCut = cut && error.code === 'REQUEST_TIMEOUT';
+      if (nodeFailed(error) && !deadlineCut) this.router.markFailed(route.url, error.retryAfterMs);
+      if (error.code === 'ABORTED') {
+        throw rebuild(error, { maybeApplied: error.maybeApplied || failures.some((f) => f.maybeApplied) });
+      }
+      failures.push(error);
+      // A definite answer (bad input, a conflict, a write that may have landed) ends the call as is.
+      if (!retryable(error, spec.safety)) {
+        throw rebuild(error, { maybeApplied: failures.some((f) => f.maybeApplied) });
+      }
+      if (verdict(error) && ++verdicts >= VERDICTS_MAX) {
+        throw giveUp(
+          attempt,
+          `The call stopped after ${VERDICTS_MAX} such answers: every coordinator asks the same replicas.`,
+        );
+      }
+      if (deadline.passed()) throw giveUp(attempt, deadline.why(attempt));
+      if (attempt > settings.retries) throw giveUp(attempt);
       routes = this.router.order(spec.key, spec.prefer);
+      const waitMs = this.waitMs(attempt, error, routes, settings);
+      // Waiting past the deadline only to fail then: stop now.
+      if (waitMs >= deadline.remaining()) throw giveUp(attempt, deadline.why(attempt));
       try {
-        await sleep(this.waitMs(attempt, error, routes, settings), settings.signal);
+        await sleep(waitMs, settings.signal);
       } catch (reason) {
         throw new TesseraError('ABORTED', 'The call was aborted by its AbortSignal.', {
-          ...(spec.key === undefined ? {} : { key: spec.key }),
-          maybeApplied: error.maybeApplied,
+          ...key,
+          maybeApplied: failures.some((f) => f.maybeApplied),
           attempts: attempt,
           cause: reason,
         });

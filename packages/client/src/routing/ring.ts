@@ -31,16 +31,35 @@ export interface RingView {
 /** A GET returning the parsed JSON body; throws a TesseraError on failure. */
 export type Getter = (baseUrl: string, path: string) => Promise<unknown>;
 
-/** Maps a member to the base URL the client should use for it. */
-export type NodeUrl = (member: { readonly nodeId: string; readonly http: string }, from: string) => string;
+/**
+ * Maps a member to the base URL the client should use for it, or undefined when this client
+ * cannot reach it (it is then never routed to; calls go to the other members and the seeds).
+ */
+export type NodeUrl = (
+  member: { readonly nodeId: string; readonly http: string },
+  from: string,
+) => string | undefined;
 
-export const defaultNodeUrl: NodeUrl = (member, from) => {
+export const defaultNodeUrl = (member: { readonly http: string }, from: string): string => {
   const origin = new URL(from);
   const url = new URL(`${origin.protocol}//${member.http}`);
   // A node listening on every interface advertises 0.0.0.0: reach it the way `from` was reached.
   if (url.hostname === '0.0.0.0' || url.hostname === '[::]') url.hostname = origin.hostname;
   return url.origin;
 };
+
+/**
+ * A browser's default: a member's default URL only when it is one of the `listed` node URLs the
+ * client was given (the nodes the page is meant to call, and that allow its origin); any other
+ * member (a loopback or private address the ring advertises, say) is not routed to.
+ */
+export function listedNodesOnly(listed: readonly string[]): NodeUrl {
+  const allowed = new Set(listed);
+  return (member, from) => {
+    const url = defaultNodeUrl(member, from);
+    return allowed.has(url) ? url : undefined;
+  };
+}
 
 /** The ring's owners for the key's partition, in preference order: the first `n` are replicas. */
 export function preferenceFor(view: RingView, key: string): string[] {
@@ -91,9 +110,12 @@ function memberMap(
   from: string,
   nodeUrl: NodeUrl,
 ): Map<string, RingMember> {
-  return new Map(
-    members.map((m) => [m.nodeId, { nodeId: m.nodeId, url: nodeUrl(m, from), down: m.status === 'down' }]),
-  );
+  const map = new Map<string, RingMember>();
+  for (const m of members) {
+    const url = nodeUrl(m, from);
+    if (url !== undefined) map.set(m.nodeId, { nodeId: m.nodeId, url, down: m.status === 'down' });
+  }
+  return map;
 }
 
 /** One probe key per partition, found by hashing candidates locally (memoized per Q). */

@@ -16,6 +16,11 @@ export interface TransportRequest {
   readonly signal: AbortSignal;
   /** Extra headers, e.g. `authorization` when the client has a token. */
   readonly headers?: Readonly<Record<string, string>>;
+  /**
+   * Base URL of the node, the part of `url` before the API path (`http://10.0.0.5:7000`, or a
+   * gateway's `https://shop.example/tessera`): the fetch transport checks it before writing to it.
+   */
+  readonly node?: string;
 }
 
 export interface TransportResponse {
@@ -33,7 +38,9 @@ export interface Transport {
 
 /**
  * A transport failure. `reached: false` only when the request surely never reached the node (no
- * connection could be made), which is what makes a write safe to send to another node.
+ * connection could be made, or, in a browser, the node was found unreachable or refusing the
+ * page's origin before the request was sent), which is what makes a write safe to send to another
+ * node.
  */
 export class TransportFailure extends Error {
   constructor(

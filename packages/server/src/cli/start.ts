@@ -26,6 +26,8 @@ export const START_OPTIONS = {
   config: { type: 'string' },
   'log-level': { type: 'string' },
   'fault-injection': { type: 'boolean' },
+  // Browser pages allowed to call the API (CORS): an origin, a comma-separated list, or * (development).
+  'cors-origin': { type: 'string', multiple: true },
   // Security (docs/security.md). Secrets come from files or TESSERA_* variables, never from flags.
   'http-tls-cert': { type: 'string' },
   'http-tls-key': { type: 'string' },
@@ -58,6 +60,7 @@ export async function runStart(argv: string[]): Promise<number> {
     siblingsMax: num(values['siblings-max']),
     logLevel: values['log-level'],
     faultInjection: values['fault-injection'],
+    corsOrigins: corsOrigins(values['cors-origin']),
     ...securityFlags(values),
     ...(await readSecrets(
       {
@@ -99,6 +102,15 @@ async function readConfigFile(path: string): Promise<Record<string, unknown>> {
 function num(value: string | undefined): number | string | undefined {
   if (value === undefined) return undefined;
   return /^\d+$/.test(value) ? Number(value) : value;
+}
+
+/** `--cors-origin a --cors-origin b,c` as one list; undefined without the flag. */
+export function corsOrigins(values: readonly string[] | undefined): string[] | undefined {
+  if (values === undefined) return undefined;
+  return values
+    .flatMap((v) => v.split(','))
+    .map((v) => v.trim())
+    .filter((v) => v !== '');
 }
 
 function definedOnly<T extends object>(obj: T): Partial<T> {

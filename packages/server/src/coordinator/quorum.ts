@@ -1,7 +1,10 @@
 /**
  * Waiting for a quorum (paper section 5): start one call per replica, answer as soon as `needed`
- * of them succeeded, fail as soon as too many failed for that to happen, or when the deadline
- * passes. The calls go on after the answer; `settled` reports all of them (for read repair).
+ * of them succeeded. When too many failed for that to happen, the error waits for the calls still
+ * out (up to the deadline), so that it counts every reply actually received: a w=3 write with one
+ * replica down says that the two others acknowledged (they hold the value), not "0 of 3". When the
+ * deadline passes first, the error says how many answered by then and how many had not. The
+ * calls go on after the answer; `settled` reports all of them (for read repair).
  */
 import { type NodeId, TesseraError } from '@tessera/core';
 import type { Deadlines } from '../util/deadlines.js';
@@ -35,6 +38,8 @@ export function collectQuorum<T>(
   });
   return new Promise<QuorumOutcome<T>>((resolve, reject) => {
     let done = false;
+    /** Too many failed (or too few were asked) for the quorum: only waiting to count the rest. */
+    let impossible = calls.length < needed;
     const finish = (fn: () => void): void => {
       if (done) return;
       done = true;
@@ -42,9 +47,16 @@ export function collectQuorum<T>(
       fn();
     };
     const shortfall = (code: 'INSUFFICIENT_REPLICAS' | 'TIMEOUT'): TesseraError =>
-      quorumError(code, what, needed, ok.length, calls.length, all);
-    const cancelTimer = deadlines.add(timeoutMs, () => finish(() => reject(shortfall('TIMEOUT'))));
-    if (calls.length < needed) finish(() => reject(shortfall('INSUFFICIENT_REPLICAS')));
+      quorumError(code, what, needed, calls.length, all);
+    const cancelTimer = deadlines.add(timeoutMs, () =>
+      finish(() => reject(shortfall(impossible ? 'INSUFFICIENT_REPLICAS' : 'TIMEOUT'))),
+    );
+    const check = (): void => {
+      if (ok.length >= needed) finish(() => resolve({ replies: [...ok], settled }));
+      else if (all.length === calls.length) finish(() => reject(shortfall('INSUFFICIENT_REPLICAS')));
+      else if (calls.length - (all.length - ok.length) < needed) impossible = true;
+    };
+    check();
     for (const call of calls) {
       call.run().then(
         (value) => record({ node: call.node, ok: true, value }),
@@ -54,38 +66,52 @@ export function collectQuorum<T>(
     function record(reply: ReplicaReply<T>): void {
       all.push(reply);
       if (reply.ok) ok.push(reply);
-      if (ok.length >= needed) finish(() => resolve({ replies: [...ok], settled }));
-      else if (calls.length - (all.length - ok.length) < needed) {
-        finish(() => reject(shortfall('INSUFFICIENT_REPLICAS')));
-      }
+      check();
       if (all.length === calls.length) resolveSettled(all);
     }
   });
 }
 
-function quorumError(
+/**
+ * The error of a quorum not met, from the replies received so far: `answered` counts the replicas
+ * that answered (acknowledged, for a write), `failed` those that failed, `pending` those that had
+ * not answered when the error was made (only when the deadline passed: they may still answer, and
+ * a write may still reach them).
+ */
+export function quorumError(
   code: 'INSUFFICIENT_REPLICAS' | 'TIMEOUT',
   what: 'read' | 'write',
   needed: number,
-  answered: number,
   asked: number,
   replies: readonly ReplicaReply<unknown>[],
 ): TesseraError {
   const failures = replies
     .filter((r) => !r.ok)
     .map((r) => ({ node: r.node, code: TesseraError.is(r.error) ? r.error.code : 'INTERNAL' }));
-  const details = { needed, answered, asked, failures };
+  const answered = replies.length - failures.length;
+  const pending = asked - replies.length;
+  const details = { needed, answered, asked, failed: failures.length, pending, failures };
   const knob = what === 'read' ? 'r' : 'w';
+  const failedText =
+    failures.length === 0
+      ? ''
+      : `; ${failures.length} failed: ${failures.map((f) => `${f.node} ${f.code}`).join(', ')}`;
+  const pendingText = pending === 0 ? '' : `; ${pending} had not answered yet`;
+  const counts = `(${asked} asked${failedText}${pendingText})`;
   if (code === 'TIMEOUT') {
     return new TesseraError(
       'TIMEOUT',
-      `The ${what} deadline passed with ${answered} of the ${needed} replica answers it needs. Retry, raise timeoutMs, or lower ${knob}.`,
+      `The ${what} deadline passed with ${answered} of the ${needed} replica answers it needs ${counts}. Retry, raise timeoutMs, or lower ${knob}.`,
       details,
     );
   }
+  const held =
+    what === 'write' && answered > 0
+      ? ` The ${answered} that acknowledged hold the new version${pending === 0 ? '' : ' (the others may too)'}; hinted handoff and anti-entropy bring it to the rest.`
+      : '';
   return new TesseraError(
     'INSUFFICIENT_REPLICAS',
-    `Only ${answered} of the ${needed} replicas a ${what} needs answered (${asked} asked). Retry when more nodes are up, or lower ${knob}.`,
+    `${pending === 0 ? 'Only' : 'At least'} ${answered} of the ${needed} replicas a ${what} needs answered${pending === 0 ? '' : ' by the deadline'} ${counts}.${held} Retry when more nodes are up, or lower ${knob}.`,
     details,
   );
 }

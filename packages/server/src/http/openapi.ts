@@ -13,6 +13,7 @@ import {
   BATCH_KEYS_MAX,
   batchGetBodySchema,
   deleteBodySchema,
+  deleteQuerySchema,
   joinBodySchema,
   LIST_LIMIT_DEFAULT,
   LIST_LIMIT_MAX,
@@ -77,9 +78,10 @@ const sibling = z.object({
 const siblingsBody = z
   .object({
     key: z.string(),
-    context: z
-      .string()
-      .meta({ description: 'Opaque: send it back with the write that resolves these siblings.' }),
+    context: z.string().optional().meta({
+      description:
+        'Opaque: send it back with the write that resolves these siblings. Absent only in a `?missing=ok` answer for a key never written.',
+    }),
     siblings: z.array(sibling),
   })
   .meta({ id: 'Siblings' });
@@ -89,6 +91,11 @@ const notFoundBody = errorBody.extend({
 });
 
 const contextBody = z.object({ context: z.string() }).meta({ id: 'Context' });
+
+const deleteAnswer = z.union([
+  contextBody,
+  z.object({ found: z.literal(false) }).meta({ description: '`?missing=ok`: the key had no live value.' }),
+]);
 
 const listPageBody = z
   .object({
@@ -171,7 +178,10 @@ const ROUTES: readonly RouteConfig[] = [
     summary: 'Read a key: every sibling and one context',
     request: { params: keyParams, query: readQuerySchema },
     responses: {
-      200: json(siblingsBody, 'The live siblings of the key.'),
+      200: json(
+        siblingsBody,
+        'The live siblings of the key (none, with `?missing=ok`, for a key with no live value).',
+      ),
       404: json(notFoundBody, 'NOT_FOUND: the key has no live value.'),
       ...errors,
     },
@@ -193,10 +203,10 @@ const ROUTES: readonly RouteConfig[] = [
     summary: 'Delete what the context covers (without one, what a quorum read sees)',
     request: {
       params: keyParams,
-      query: writeQuerySchema,
+      query: deleteQuerySchema,
       body: { content: { 'application/json': { schema: deleteBodySchema } }, required: false },
     },
-    responses: { 200: json(contextBody, 'The context of the tombstone.'), ...errors },
+    responses: { 200: json(deleteAnswer, 'The context of the tombstone.'), ...errors },
   },
   {
     method: 'get',
@@ -316,7 +326,9 @@ const ROUTES: readonly RouteConfig[] = [
   },
 ];
 
-export function openApiDocument() {
+export type OpenApiDocument = ReturnType<OpenApiGeneratorV31['generateDocument']>;
+
+export function openApiDocument(): OpenApiDocument {
   const registry = new OpenAPIRegistry();
   registry.registerComponent('securitySchemes', 'bearer', {
     type: 'http',
