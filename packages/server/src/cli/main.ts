@@ -14,7 +14,7 @@ function usage(cmd: string): string {
   ${pad}       [--n 3 --r 2 --w 2 --partitions 64] [--storage leveldb|memory] [--durability process|fsync-one|fsync]
   ${pad}       [--config FILE] [--log-level info]
   ${pad}       [--http-tls-cert F --http-tls-key F [--http-tls-ca F]] [--peer-tls-cert F --peer-tls-key F --peer-tls-ca F]
-  ${pad}       [--token-file F --admin-token-file F] [--cluster-secret-file F] [--insecure]
+  ${pad}       [--token-file F --admin-token-file F] [--cluster-secret-file F] [--insecure] [--cors-origin ORIGIN,...]
   ${cmd} cluster up --nodes K [--dir DIR] [--http-port 7000] [--peer-port 8000] [--host 127.0.0.1] [--certs DIR]
   ${cmd} admin status|join|leave|remove [--node http://127.0.0.1:7000] [--seed HOST:PORT] [--node-id ID] [--json]
   ${pad}       [--token-file ADMIN_TOKEN_FILE] [--ca CA_FILE]
