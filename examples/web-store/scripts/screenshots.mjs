@@ -7,9 +7,9 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { LocalNode, localNodeSpecs } from '@tessera/server/local-cluster';
 import { pino } from 'pino';
 import { chromium } from 'playwright-core';
-import { LocalNode, localNodeSpecs } from '@tessera/server/local-cluster';
 import { createStore } from '../dist/server/app.js';
 
 const OUT = fileURLToPath(new URL('../../../docs/images/', import.meta.url));
