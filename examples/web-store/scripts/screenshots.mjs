@@ -1,8 +1,9 @@
-// Takes the screenshots in docs/images/ (store-shop.png, store-cluster.png,
-// store-reconciliation.png): starts a throwaway three-node cluster and the store on free ports,
-// plays the paper's shopping-cart story in two headless Chromium tabs, and photographs it.
+// Takes the screenshots in docs/images/store-*.png: starts a throwaway three-node cluster and the
+// store on free ports, plays the paper's shopping-cart story in two headless Chromium tabs (one at
+// 1280x800 on n0, one a 390x844 phone on n2), and photographs it at both sizes.
 // Run after `pnpm build`: node examples/web-store/scripts/screenshots.mjs
-import { mkdtemp, rm } from 'node:fs/promises';
+// OUT=dir writes somewhere else; REVIEW=1 also writes full-page pictures of every stage.
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -12,8 +13,11 @@ import { pino } from 'pino';
 import { chromium } from 'playwright-core';
 import { createStore } from '../dist/server/app.js';
 
-const OUT = fileURLToPath(new URL('../../../docs/images/', import.meta.url));
+const OUT = process.env.OUT ?? fileURLToPath(new URL('../../../docs/images/', import.meta.url));
+const REVIEW = process.env.REVIEW === '1';
 const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run'];
+const DESKTOP = { width: 1280, height: 800 };
+const PHONE = { width: 390, height: 844 };
 const tid = (id) => `[data-testid="${id}"]`;
 
 function portFree(port) {
@@ -39,6 +43,34 @@ async function add(page, id) {
   await page.waitForFunction((b) => document.body.dataset.count !== b, before);
 }
 
+const stepDone = (page, n) => page.waitForSelector(`${tid(`guide-step-${n}`)}[data-done="true"]`);
+
+/** REVIEW=1: the whole page, in pieces a viewer can show at full size. */
+async function review(page, name) {
+  if (!REVIEW) return;
+  const { width } = page.viewportSize();
+  const height = await page.evaluate(() => document.documentElement.scrollHeight);
+  const piece = width < 600 ? 1100 : 1600;
+  for (let y = 0, i = 1; y < height; y += piece, i++) {
+    const clip = { x: 0, y, width, height: Math.min(piece, height - y) };
+    await page.screenshot({ path: join(OUT, `review-${name}-${i}.png`), fullPage: true, clip });
+  }
+}
+
+/** Scrolls until the element's top rests just under the header (smooth scrolling has ended). */
+async function settled(page, selector) {
+  await page.waitForFunction(
+    (sel) =>
+      new Promise((resolve) => {
+        const top = () => document.querySelector(sel)?.getBoundingClientRect().top;
+        const first = top();
+        setTimeout(() => resolve(first !== undefined && first === top() && first >= 0 && first < 120), 150);
+      }),
+    selector,
+  );
+}
+
+await mkdir(OUT, { recursive: true });
 const dir = await mkdtemp(join(tmpdir(), 'tessera-shots-'));
 const specs = localNodeSpecs({
   nodes: 3,
@@ -64,8 +96,8 @@ const url = await app.listen({ port: 0, host: '127.0.0.1' });
 const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ARGS });
 try {
   const cartId = `demo${Date.now().toString(36)}`;
-  const tab = async (node) => {
-    const context = await browser.newContext({ viewport: { width: 1360, height: 1000 } });
+  const tab = async (node, viewport) => {
+    const context = await browser.newContext({ viewport, deviceScaleFactor: 1 });
     const page = await context.newPage();
     await page.goto(`${url}/c/${cartId}?node=${node}`);
     await page.waitForFunction(
@@ -73,29 +105,59 @@ try {
     );
     return page;
   };
-  const left = await tab('n0');
-  const right = await tab('n2');
+  const left = await tab('n0', DESKTOP);
   for (const id of ['mug', 'kettle', 'headphones']) await add(left, id);
+  const right = await tab('n2', PHONE);
   await right.waitForSelector(tid('cart-line-headphones'));
-  await left.waitForSelector(`${tid('node-n2')}[data-state="up"]`);
+  await stepDone(left, 2);
+  await left.waitForSelector(`${tid('cluster-health')}[data-kind="ok"]`, { timeout: 20_000 });
   await left.evaluate(() => window.scrollTo(0, 0));
   await left.screenshot({ path: join(OUT, 'store-shop.png') });
+  await right.evaluate(() => window.scrollTo(0, 0));
+  await right.screenshot({ path: join(OUT, 'store-phone.png') });
+  await review(left, '1-desktop-start');
+  await review(right, '1-phone-start');
 
-  await left.click(tid('isolate-n0'));
+  await left.click(tid('guide-isolate'));
+  await stepDone(left, 3);
   await add(left, 'lamp');
   await left.click(tid('remove-kettle'));
   await left.waitForSelector(tid('cart-line-kettle'), { state: 'detached' });
+  await left.click(tid('remove-mug'));
+  await left.waitForSelector(tid('cart-line-mug'), { state: 'detached' });
   await add(right, 'fern');
+  await right.click(tid('inc-mug'));
+  await right.waitForSelector(`${tid('qty-mug')}:text("2")`);
+  await stepDone(left, 4);
+  // Element pictures: the sticky header must not cover the element's top.
+  await left.addStyleTag({ content: '.topbar { position: static }' });
   await left.waitForSelector(`${tid('node-n0')} .blocks`);
-  await left.waitForFunction(() => document.querySelectorAll('.peer-down').length >= 2);
+  await left.waitForSelector(`${tid('node-n1')} [data-peer="n0"][data-lagging="false"]`, { timeout: 20_000 });
   await left.locator(tid('cluster')).screenshot({ path: join(OUT, 'store-cluster.png') });
+  await review(left, '2-desktop-split');
+  await review(right, '2-phone-split');
 
   await left.click(tid('heal'));
-  await right.waitForSelector(`${tid('reconciliation')} ${tid('version')}:nth-of-type(2)`, {
-    timeout: 30_000,
-  });
-  await right.waitForSelector(`${tid('node-n0')}[data-state="up"]`);
-  await right.locator(tid('reconciliation')).screenshot({ path: join(OUT, 'store-reconciliation.png') });
+  for (const page of [left, right]) {
+    await page.waitForSelector(`${tid('reconciliation')} ${tid('version')}:nth-of-type(2)`, {
+      timeout: 30_000,
+    });
+  }
+  await stepDone(left, 5);
+  await left.waitForSelector(`${tid('node-n0')}[data-state="up"]`);
+  await left.locator(tid('reconciliation')).screenshot({ path: join(OUT, 'store-reconciliation.png') });
+  await right.click(tid('versions-alert'));
+  await settled(right, tid('reconciliation'));
+  await right.screenshot({ path: join(OUT, 'store-phone-merge.png') });
+  await review(left, '3-desktop-merged');
+  await review(right, '3-phone-merged');
+  if (REVIEW) {
+    // The two ends: a projector and the narrowest phone.
+    await left.setViewportSize({ width: 1920, height: 1080 });
+    await right.setViewportSize({ width: 360, height: 740 });
+    await review(left, '4-projector');
+    await review(right, '4-phone-360');
+  }
   process.stdout.write(`screenshots written to ${OUT}\n`);
 } finally {
   await browser.close();

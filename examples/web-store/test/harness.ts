@@ -7,10 +7,10 @@
 import { type Cart, cart, TesseraClient } from '@tessera/client';
 import type { FastifyInstance } from 'fastify';
 import { pino } from 'pino';
-import { startCluster, type TestCluster, waitFor } from '../../../packages/server/test/helpers.js';
+import { freePort, startCluster, type TestCluster, waitFor } from '../../../packages/server/test/helpers.js';
 import { createStore } from '../src/server/app.js';
 
-export { waitFor };
+export { freePort, waitFor };
 
 export const CHROMIUM_ARGS = [
   '--headless',

@@ -6,7 +6,12 @@ export const tid = (id: string): string => `[data-testid="${id}"]`;
 
 const POLL_MS = 50;
 
-async function until(page: Page, what: string, timeout: number, wait: () => Promise<unknown>): Promise<void> {
+async function withDeadline(
+  page: Page,
+  what: string,
+  timeout: number,
+  wait: () => Promise<unknown>,
+): Promise<void> {
   try {
     await wait();
   } catch (err) {
@@ -15,7 +20,7 @@ async function until(page: Page, what: string, timeout: number, wait: () => Prom
 }
 
 export function count(page: Page, selector: string, n: number, timeout: number): Promise<void> {
-  return until(page, `${n} × ${selector}`, timeout, () =>
+  return withDeadline(page, `${n} × ${selector}`, timeout, () =>
     page.waitForFunction(
       (a) => document.querySelectorAll(a.selector).length === a.n,
       { selector, n },
@@ -34,7 +39,7 @@ export function text(
   timeout: number,
   contains = false,
 ): Promise<void> {
-  return until(page, `${selector} ${contains ? 'contains' : 'reads'} "${expected}"`, timeout, () =>
+  return withDeadline(page, `${selector} ${contains ? 'contains' : 'reads'} "${expected}"`, timeout, () =>
     page.waitForFunction(
       (a) => {
         const t = document.querySelector(a.selector)?.textContent?.trim();
@@ -54,7 +59,7 @@ export function attr(
   timeout: number,
   not = false,
 ): Promise<void> {
-  return until(page, `${selector} has ${name}${not ? ' ≠ ' : ' = '}"${value}"`, timeout, () =>
+  return withDeadline(page, `${selector} has ${name}${not ? ' ≠ ' : ' = '}"${value}"`, timeout, () =>
     page.waitForFunction(
       (a) => {
         const v = document.querySelector(a.selector)?.getAttribute(a.name);
@@ -64,4 +69,76 @@ export function attr(
       { timeout, polling: POLL_MS },
     ),
   );
+}
+
+/** Waits until `fn`, run in the page, returns true. */
+export function until(page: Page, what: string, fn: () => boolean, timeout: number): Promise<void> {
+  return withDeadline(page, what, timeout, () =>
+    page.waitForFunction(fn, undefined, { timeout, polling: POLL_MS }),
+  );
+}
+
+/** An element's box in the viewport (scrolls nothing). */
+export async function box(
+  page: Page,
+  selector: string,
+): Promise<{ top: number; bottom: number; left: number; right: number; width: number; height: number }> {
+  return page.$eval(selector, (el) => {
+    const r = el.getBoundingClientRect();
+    return { top: r.top, bottom: r.bottom, left: r.left, right: r.right, width: r.width, height: r.height };
+  });
+}
+
+/**
+ * What contradicts itself in the cluster panel, in words (empty when nothing does): a node card's
+ * link to a peer that is not the drawing's link between them, a chip on a card of a node that is
+ * not up, a health line whose kind the links do not give, a pid on a node that is not up.
+ */
+export function clusterContradictions(page: Page): Promise<string[]> {
+  return page.evaluate(() => {
+    const problems: string[] = [];
+    const card = (id: string) => document.querySelector<HTMLElement>(`[data-testid="node-${id}"]`);
+    const links = Array.from(document.querySelectorAll<SVGGElement>('.diagram .link')).map((g) => ({
+      a: g.dataset.a ?? '',
+      b: g.dataset.b ?? '',
+      state: g.dataset.state ?? '',
+    }));
+    const states = new Map(
+      Array.from(document.querySelectorAll<HTMLElement>('.diagram .dnode')).map((g) => [
+        g.dataset.node,
+        g.dataset.state,
+      ]),
+    );
+    for (const l of links) {
+      for (const [x, y] of [
+        [l.a, l.b],
+        [l.b, l.a],
+      ] as const) {
+        const chip = card(x)?.querySelector<HTMLElement>(`[data-peer="${y}"]`)?.dataset.link;
+        if (card(x)?.dataset.state !== states.get(x))
+          problems.push(`card ${x} and drawing disagree on its state`);
+        if (states.get(x) === 'up' && chip !== l.state)
+          problems.push(`card ${x} says ${y} ${chip}, drawing ${l.state}`);
+        if (states.get(x) !== 'up' && chip !== undefined)
+          problems.push(`card ${x} is not up but shows links`);
+      }
+    }
+    for (const [id, state] of states) {
+      const hasPid =
+        card(id ?? '')
+          ?.querySelector('.addr')
+          ?.textContent?.includes('pid') === true;
+      if (state !== 'up' && hasPid) problems.push(`${id} is ${state} but shows a pid`);
+    }
+    const kind = document.querySelector<HTMLElement>('[data-testid="cluster-health"]')?.dataset.kind;
+    const expected = links.some((l) => l.state === 'blocked')
+      ? 'split'
+      : [...states.values()].some((s) => s !== 'up')
+        ? 'down'
+        : links.some((l) => l.state === 'doubt')
+          ? 'doubt'
+          : 'ok';
+    if (kind !== expected) problems.push(`health says ${kind}, the links say ${expected}`);
+    return problems;
+  });
 }

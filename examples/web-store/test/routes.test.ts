@@ -1,10 +1,13 @@
 /**
  * The store's routes against bad input: every mistake gets a clear 4xx with a coded JSON error, and
- * nothing stored changes. Then checkout's exactly-once promise, at the API level.
+ * nothing stored changes. Then checkout's exactly-once promise, at the API level, the cart's story
+ * as two tabs see it, and the launcher stopping on Ctrl-C.
  */
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CartView, CheckoutResult, ClusterView, ErrorBody, OrdersView } from '../src/shared/api.js';
-import { type Harness, newCartId, startHarness, storedCart } from './harness.js';
+import { freePort, type Harness, newCartId, startHarness, storedCart, waitFor } from './harness.js';
 
 let h: Harness;
 
@@ -105,6 +108,11 @@ describe('bad input to the store', () => {
       ],
       [{ method: 'POST', url: `/api/carts/${cartId}/checkout`, body: {} }, 400, 'INVALID_IDEMPOTENCY_KEY'],
       [{ method: 'GET', url: '/api/carts/x' }, 400, 'INVALID_CART_ID'],
+      [
+        { method: 'POST', url: items, body: { productId: 'mug' }, headers: { 'x-tessera-tab': 'no tab!' } },
+        400,
+        'INVALID_REQUEST',
+      ],
       [
         { method: 'POST', url: '/api/carts/bad%20id!/items', body: { productId: 'mug' } },
         400,
@@ -207,5 +215,81 @@ describe('which node serves a tab during a split', () => {
       const healed = await call({ method: 'POST', url: '/api/cluster/heal', body: {} });
       expect((healed.json as ClusterView).split).toBeNull();
     }
+  });
+});
+
+describe('the cart’s story', () => {
+  it('tells each tab which orders and writes were its own, and which nodes the tabs are on', async () => {
+    const cartId = newCartId();
+    const base = `/api/carts/${cartId}`;
+    const tabA = { 'x-tessera-node': 'n0', 'x-tessera-tab': 'tab-aaaaaa' };
+    const tabB = { 'x-tessera-node': 'n2', 'x-tessera-tab': 'tab-bbbbbb' };
+    await call({ method: 'POST', url: `${base}/items`, body: { productId: 'mug' }, headers: tabA });
+    await call({ method: 'POST', url: `${base}/items`, body: { productId: 'kettle' }, headers: tabA });
+    const seenByB = (await call({ method: 'GET', url: base, headers: tabB })).json as CartView;
+    expect(seenByB.story.tabs.map((t) => [t.node, t.you]).sort()).toEqual([
+      ['n0', false],
+      ['n2', true],
+    ]);
+    expect(seenByB.story.steps.filter((s) => s.doneAt !== null).map((s) => s.id)).toEqual([
+      'two-items',
+      'two-tabs',
+    ]);
+    expect(seenByB.story.writes.map((w) => [w.op, w.productId, w.node, w.you])).toEqual([
+      ['add', 'mug', 'n0', false],
+      ['add', 'kettle', 'n0', false],
+    ]);
+    await call({
+      method: 'POST',
+      url: `${base}/checkout`,
+      body: { idempotencyKey: 'story-key-1' },
+      headers: tabA,
+    });
+    const after = (await call({ method: 'GET', url: base, headers: tabB })).json as CartView;
+    expect(after.story.checkouts.map((c) => [c.items, c.node, c.you])).toEqual([[2, 'n0', false]]);
+  });
+
+  it('answers the cluster with the time it asked the nodes and one health line', async () => {
+    const view = (await call({ method: 'GET', url: '/api/cluster' })).json as ClusterView;
+    expect(Date.now() - Date.parse(view.observedAt)).toBeLessThan(60_000);
+    expect(view.nodes.map((n) => [n.id, n.state, n.pid !== null])).toEqual([
+      ['n0', 'up', true],
+      ['n1', 'up', true],
+      ['n2', 'up', true],
+    ]);
+    expect(view.links).toHaveLength(3);
+    expect(['ok', 'doubt']).toContain(view.health.kind);
+  });
+});
+
+describe('the launcher', () => {
+  const MAIN = fileURLToPath(new URL('../dist/server/main.js', import.meta.url));
+
+  it('confirms that Ctrl-C stopped it (problem 8)', async () => {
+    const port = await freePort();
+    const child = spawn(process.execPath, [MAIN], {
+      env: {
+        ...process.env,
+        TESSERA_NODES: h.cluster.nodes.map((n) => n.url).join(','),
+        PORT: String(port),
+        STORE_LOG: 'stdout',
+        LOG_LEVEL: 'warn',
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    let out = '';
+    child.stdout.on('data', (chunk: Buffer) => {
+      out += chunk.toString();
+    });
+    try {
+      await waitFor(() => out.includes(`Tessera store: http://127.0.0.1:${port}`), 20_000, 'the store is up');
+      child.kill('SIGINT');
+      expect(await exited).toBe(0);
+    } finally {
+      child.kill('SIGKILL');
+    }
+    expect(out).toContain('Ctrl-C: stopping the store…');
+    expect(out).toContain('Stopped the store.');
   });
 });

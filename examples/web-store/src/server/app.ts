@@ -16,6 +16,7 @@ import { registerClusterRoutes } from './http/cluster-routes.js';
 import { registerErrorHandling } from './http/errors.js';
 import { registerPages } from './http/pages.js';
 import { OrderService } from './orders/service.js';
+import { StoryBook } from './story/book.js';
 import { KeyLock } from './util/key-lock.js';
 
 /** Largest request body: a cart change is a few dozen bytes. */
@@ -42,10 +43,14 @@ export async function createStore(options: StoreOptions): Promise<FastifyInstanc
   const access = new StoreAccess(nodes);
   const catalog = new Catalog();
   const locks = new KeyLock();
-  const carts = new CartService({ access, catalog, journal: new Journal(), locks });
-  const orders = new OrderService({ access, catalog, carts, locks });
-  const status = new ClusterStatus(nodes);
-  const control = new ClusterControl(nodes, app.log, () => status.invalidate());
+  const control: ClusterControl = new ClusterControl(nodes, app.log, () => status.invalidate());
+  const status = new ClusterStatus(nodes, () => control.lastSplitAt());
+  const story = new StoryBook(
+    () => control.current(),
+    (id) => catalog.name(id),
+  );
+  const carts = new CartService({ access, catalog, journal: new Journal(), locks, story });
+  const orders = new OrderService({ access, catalog, carts, locks, story });
 
   registerErrorHandling(app);
   registerCartRoutes(app, { catalog, carts, orders });

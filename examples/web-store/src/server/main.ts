@@ -68,8 +68,22 @@ async function main(): Promise<number> {
       process.exit(130);
     }
     closing = true;
-    print(`\n${signal}: stopping the store${cluster === undefined ? '' : ' and the cluster'}…`);
-    void stopAll(app).then(() => process.exit(0));
+    const what = cluster === undefined ? 'the store' : `the store and the ${cluster.nodes.length} nodes`;
+    print(`\n${signal}: stopping ${what}…`);
+    void stopAll(app).then(
+      () => {
+        const resume =
+          cluster === undefined
+            ? ''
+            : ` Their data stays in ${resolve(config.dir)}: the same command resumes.`;
+        print(`Stopped ${what}.${resume}`);
+        process.exit(0);
+      },
+      (err: unknown) => {
+        process.stderr.write(`Stopping failed: ${err instanceof Error ? err.message : String(err)}\n`);
+        process.exit(1);
+      },
+    );
   };
   process.on('SIGINT', () => shutdown('Ctrl-C'));
   process.on('SIGTERM', () => shutdown('SIGTERM'));

@@ -1,4 +1,4 @@
-/** Calls to the store's API, each tagged with the node this tab talks to. */
+/** Calls to the store's API, each tagged with this tab's id and the node it talks to. */
 import type { CartView, CheckoutResult, ClusterView, ErrorBody, OrdersView, Product } from '../shared/api.js';
 
 export class ApiError extends Error {
@@ -12,13 +12,15 @@ export class ApiError extends Error {
 }
 
 export class Api {
+  /** `tab`: this tab's id and the node it talks to, read at every call. */
   constructor(
     private readonly cartId: string,
-    private readonly node: () => string,
+    private readonly tab: () => { readonly id: string; readonly node: string },
   ) {}
 
   private async call<T>(method: string, path: string, body?: unknown): Promise<T> {
-    const headers: Record<string, string> = { 'x-tessera-node': this.node() };
+    const { id, node } = this.tab();
+    const headers: Record<string, string> = { 'x-tessera-node': node, 'x-tessera-tab': id };
     if (body !== undefined) headers['content-type'] = 'application/json';
     let res: Response;
     try {

@@ -1,10 +1,12 @@
 /**
  * What belongs to this browser tab: the cart it shows (from the address, which is also the share
  * link), the node it talks to (sessionStorage, so every tab can talk to a different node; a
- * `?node=` in the address sets it).
+ * `?node=` in the address sets it), and its id, which tells the store's story of a cart one tab
+ * from another.
  */
 
 const NODE_KEY = 'tessera.node';
+const TAB_KEY = 'tessera.tab';
 
 export function cartIdFromPath(): string {
   const match = /^\/c\/([A-Za-z0-9_-]{6,40})/.exec(location.pathname);
@@ -32,4 +34,19 @@ export function initialNode(): string {
 
 export function saveNode(node: string): void {
   sessionStorage.setItem(NODE_KEY, node);
+}
+
+/**
+ * This tab's id, kept across reloads (sessionStorage). A tab opened from a link with `?node=` gets
+ * a new one even if the browser copied the opener's sessionStorage: it is a second tab. Call it
+ * before `initialNode`, which drops `?node=` from the address.
+ */
+export function tabId(): string {
+  const kept = sessionStorage.getItem(TAB_KEY);
+  const openedForNode = new URLSearchParams(location.search).has('node');
+  if (kept !== null && !openedForNode && /^[A-Za-z0-9_-]{6,40}$/.test(kept)) return kept;
+  const bytes = crypto.getRandomValues(new Uint8Array(9));
+  const id = `t${[...bytes].map((b) => b.toString(36).padStart(2, '0')).join('')}`;
+  sessionStorage.setItem(TAB_KEY, id);
+  return id;
 }

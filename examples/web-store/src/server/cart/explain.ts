@@ -1,91 +1,60 @@
 /**
  * Explains a cart's sibling versions for people: what each version changed that the others did
- * not see (its adds, quantity changes and removals), and where each line of the merged cart came
- * from. Pure: it reads the cart CRDT's lines (each add is a line under a unique tag) and
- * tombstones (the tags a writer saw and removed), so it needs no history beyond the versions.
- *
- * In version V, a line is "new here" when some other version has never heard of its tag (neither
- * live nor tombstoned): V's writer added it concurrently. A tag tombstoned in V but live in
- * another version is a removal the other did not see.
+ * not see (its adds, quantity changes and removals), where each line of the merged cart came from,
+ * and which rule of the resolver decided each item (analysis.ts, rules.ts). Pure.
  */
-import { type Cart, type CartLine, cart, type Version } from '@tessera/client';
+import { type Cart, cart, type Version } from '@tessera/client';
 import type {
   MergedItem,
   MergedRemoval,
   Reconciliation,
-  VersionChange,
   VersionItem,
   VersionView,
 } from '../../shared/api.js';
+import {
+  type ItemInSide,
+  isNewHere,
+  itemInSide,
+  ownRemovals,
+  type Provenance,
+  removedItems,
+  type Side,
+  sidesOf,
+  tagsOf,
+} from './analysis.js';
+import { noteFor, ruleCase, ruleFor, rulesApplied } from './rules.js';
 
-export interface Provenance {
-  /** The node a line was added through, if known. */
-  added(tag: string): string | undefined;
-  /** The node a line was removed through, if known. */
-  removed(tag: string): string | undefined;
-}
-
-const knows = (c: Cart, tag: string): boolean => Object.hasOwn(c.lines, tag) || Object.hasOwn(c.removed, tag);
-
-function tagsOf(c: Cart, item: string): [string, CartLine][] {
-  return Object.entries(c.lines).filter(([, line]) => line.item === item);
-}
-
-export function label(index: number): string {
-  return index < 26 ? String.fromCharCode(65 + index) : `V${index + 1}`;
-}
-
-interface Side {
-  readonly label: string;
-  readonly cart: Cart;
-  readonly others: readonly Cart[];
-}
-
-/** Tags live in this version that some other version never heard of. */
-function isNewHere(side: Side, tag: string): boolean {
-  return side.others.some((o) => !knows(o, tag));
-}
-
-/** Tags this version tombstoned while some other version still has them live. */
-function removedHere(side: Side): string[] {
-  return Object.keys(side.cart.removed).filter((tag) => side.others.some((o) => Object.hasOwn(o.lines, tag)));
-}
-
-function changeOf(side: Side, item: string): VersionChange {
-  const live = tagsOf(side.cart, item);
-  const fresh = live.filter(([tag]) => isNewHere(side, tag));
-  if (fresh.length === 0) return 'same';
-  if (fresh.some(([, line]) => line.set === true)) return 'set';
-  return fresh.length === live.length ? 'added' : 'more';
-}
+export type { Provenance } from './analysis.js';
+export { label } from './analysis.js';
 
 function versionView(
   side: Side,
-  sides: readonly Side[],
+  facts: ReadonlyMap<string, readonly ItemInSide[]>,
   lastModified: Date,
   name: (id: string) => string,
   provenance: Provenance,
 ): VersionView {
-  const items: VersionItem[] = cart.items(side.cart).map(({ item, quantity }) => {
-    const tags = tagsOf(side.cart, item).map(([tag]) => tag);
-    const removedElsewhere = sides
-      .filter((s) => s !== side && tags.some((tag) => Object.hasOwn(s.cart.removed, tag)))
-      .map((s) => s.label);
-    return { productId: item, name: name(item), quantity, change: changeOf(side, item), removedElsewhere };
-  });
-  const removedTags = removedHere(side);
-  const removedItems = new Set(
-    removedTags.flatMap((tag) => side.others.map((o) => o.lines[tag]?.item).filter((i) => i !== undefined)),
-  );
-  for (const item of removedItems) {
-    if (cart.quantity(side.cart, item) > 0) continue;
-    items.push({ productId: item, name: name(item), quantity: 0, change: 'removed', removedElsewhere: [] });
+  const items: VersionItem[] = [];
+  for (const [item, inSides] of facts) {
+    const mine = inSides.find((s) => s.side === side)!;
+    if (mine.quantity === 0 && !mine.removed) continue;
+    const removedElsewhere = mine.removed
+      ? []
+      : inSides.filter((s) => s.side !== side && s.removed).map((s) => s.side.label);
+    items.push({
+      productId: item,
+      name: name(item),
+      quantity: mine.quantity,
+      change: mine.change,
+      removedElsewhere,
+    });
   }
   const freshTags = Object.keys(side.cart.lines).filter((tag) => isNewHere(side, tag));
   const via = new Set(
-    [...freshTags.map((t) => provenance.added(t)), ...removedTags.map((t) => provenance.removed(t))].filter(
-      (v): v is string => v !== undefined,
-    ),
+    [
+      ...freshTags.map((t) => provenance.added(t)),
+      ...ownRemovals(side).map((t) => provenance.removed(t, side.cart.removed[t]!)),
+    ].filter((v): v is string => v !== undefined),
   );
   return {
     label: side.label,
@@ -95,35 +64,6 @@ function versionView(
   };
 }
 
-const CHANGED: Readonly<Record<VersionChange, string>> = {
-  same: 'In',
-  added: 'Added in',
-  more: 'More added in',
-  set: 'Quantity set in',
-  removed: 'Removed in',
-};
-
-function mergedNote(
-  from: readonly string[],
-  all: number,
-  views: readonly VersionView[],
-  item: string,
-): string {
-  const entry = (v: VersionView) => v.items.find((i) => i.productId === item);
-  const changed = views.filter((v) => (entry(v)?.change ?? 'same') !== 'same');
-  const sets = changed.filter((v) => entry(v)?.change === 'set');
-  const removers = [...new Set(views.flatMap((v) => entry(v)?.removedElsewhere ?? []))];
-  if (sets.length > 1)
-    return `Quantity set in ${sets.map((v) => v.label).join(' and ')} at once: the larger wins.`;
-  if (removers.length > 0) {
-    return `${removers.join(' and ')} removed the lines it had seen; an add it had not seen survives.`;
-  }
-  if (changed.length > 1) return `Changes from ${changed.map((v) => v.label).join(' and ')} add up.`;
-  const only = changed[0];
-  if (only !== undefined) return `${CHANGED[entry(only)?.change ?? 'same']} ${only.label}.`;
-  return from.length === all ? 'In every version.' : `From ${from.join(' and ')}.`;
-}
-
 /** The reconciliation of sibling carts, in the order given (oldest first). */
 export function explain(
   versions: readonly Version<Cart>[],
@@ -131,50 +71,60 @@ export function explain(
   provenance: Provenance,
 ): Reconciliation {
   const carts = versions.map((v) => v.value);
-  const sides: Side[] = carts.map((c, i) => ({
-    label: label(i),
-    cart: c,
-    others: carts.filter((_, j) => j !== i),
-  }));
-  const views = sides.map((side, i) => versionView(side, sides, versions[i]!.lastModified, name, provenance));
-  const merged = cart.merge(carts);
-  const mergedItems: MergedItem[] = cart.items(merged).map(({ item, quantity }) => {
-    const tags = tagsOf(merged, item).map(([tag]) => tag);
-    const from = sides.filter((s) => tags.some((t) => Object.hasOwn(s.cart.lines, t))).map((s) => s.label);
-    return {
-      productId: item,
-      name: name(item),
-      quantity,
-      from,
-      note: mergedNote(from, sides.length, views, item),
-    };
-  });
-  const lost = new Set(
-    carts
-      .flatMap((c) => cart.items(c).map((i) => i.item))
-      .filter((item) => cart.quantity(merged, item) === 0),
+  const sides = sidesOf(carts);
+  const removedBy = new Map(sides.map((s) => [s, removedItems(s, provenance)]));
+  const everyItem = new Set([
+    ...carts.flatMap((c) => cart.items(c).map((i) => i.item)),
+    ...[...removedBy.values()].flatMap((set) => [...set]),
+  ]);
+  const facts = new Map<string, ItemInSide[]>(
+    [...everyItem].map((item) => [item, sides.map((s) => itemInSide(s, item, removedBy.get(s)!))]),
   );
-  const removed: MergedRemoval[] = [...lost].map((item) => {
-    const removers = sides.filter((s) =>
-      removedHere(s).some((tag) => s.others.some((o) => o.lines[tag]?.item === item)),
-    );
+  const merged = cart.merge(carts);
+  const mergedItems: MergedItem[] = [];
+  const removed: MergedRemoval[] = [];
+  const cases: Parameters<typeof rulesApplied>[0][number][] = [];
+  for (const [item, inSides] of facts) {
+    const quantity = cart.quantity(merged, item);
+    const rule = ruleFor(inSides, quantity);
+    cases.push({ rule, case: ruleCase({ productId: item, name: name(item) }, inSides, quantity) });
+    if (quantity > 0) {
+      const tags = tagsOf(merged, item).map(([tag]) => tag);
+      const from = sides.filter((s) => tags.some((t) => Object.hasOwn(s.cart.lines, t))).map((s) => s.label);
+      mergedItems.push({
+        productId: item,
+        name: name(item),
+        quantity,
+        from,
+        rule,
+        note: noteFor(rule, inSides),
+      });
+      continue;
+    }
+    const removers = inSides.filter((s) => s.removed).map((s) => s.side);
     const via = removers.flatMap((s) =>
-      removedHere(s)
-        .filter((tag) => s.others.some((o) => o.lines[tag]?.item === item))
-        .map((tag) => provenance.removed(tag))
+      ownRemovals(s)
+        .filter((tag) => carts.some((c) => c.lines[tag]?.item === item) || provenance.item(tag) === item)
+        .map((tag) => provenance.removed(tag, s.cart.removed[tag]!))
         .filter((v): v is string => v !== undefined),
     );
-    return {
+    removed.push({
       productId: item,
       name: name(item),
       removedIn: removers.map((s) => s.label),
       via: [...new Set(via)],
-    };
-  });
+    });
+  }
+  const byName = <T extends { name: string }>(a: T, b: T): number => a.name.localeCompare(b.name);
+  const sortedRemoved = removed.sort(byName);
   return {
-    versions: views,
-    merged: mergedItems.sort((a, b) => a.name.localeCompare(b.name)),
-    removed: removed.sort((a, b) => a.name.localeCompare(b.name)),
-    unionWouldResurrect: removed.map((r) => r.name),
+    versions: sides.map((side, i) => versionView(side, facts, versions[i]!.lastModified, name, provenance)),
+    merged: mergedItems.sort(byName),
+    removed: sortedRemoved,
+    rules: rulesApplied(cases.sort((a, b) => byName(a.case, b.case))),
+    // Only what some version still holds live would a union bring back.
+    unionWouldResurrect: sortedRemoved
+      .filter((r) => carts.some((c) => cart.quantity(c, r.productId) > 0))
+      .map((r) => r.name),
   };
 }

@@ -1,6 +1,7 @@
 /**
  * What this store process remembers about the changes it made to carts: for every cart line (a
- * tag of the cart CRDT), through which node it was added and through which node it was removed.
+ * tag of the cart CRDT), through which node it was added and through which node it was removed
+ * (by the removal's time: two versions may each have removed the same line on their own).
  * Only for showing where the changes in each version came from; nothing depends on it, and after
  * a restart of the store the reconciliation view simply names no nodes for older changes.
  */
@@ -16,8 +17,11 @@ export interface JournalEntry {
 
 interface TagHistory {
   added?: JournalEntry;
-  removed?: JournalEntry;
+  /** By the tombstone's time. */
+  removed?: ReadonlyMap<number, JournalEntry>;
 }
+
+const REMOVALS_PER_TAG_MAX = 8;
 
 const CARTS_MAX = 2_000;
 const TAGS_PER_CART_MAX = 2_000;
@@ -33,10 +37,14 @@ export class Journal {
         tags.set(tag, { ...tags.get(tag), added: { ...entry, productId: line.item } });
       }
     }
-    for (const tag of Object.keys(after.removed)) {
+    for (const [tag, at] of Object.entries(after.removed)) {
       if (before === undefined || !Object.hasOwn(before.removed, tag)) {
         const item = before?.lines[tag]?.item ?? entry.productId;
-        tags.set(tag, { ...tags.get(tag), removed: { ...entry, productId: item } });
+        const history = tags.get(tag);
+        const removed = [...(history?.removed ?? new Map<number, JournalEntry>())].slice(
+          1 - REMOVALS_PER_TAG_MAX,
+        );
+        tags.set(tag, { ...history, removed: new Map([...removed, [at, { ...entry, productId: item }]]) });
       }
     }
   }
@@ -45,8 +53,11 @@ export class Journal {
     return this.carts.get(cartId)?.get(tag)?.added;
   }
 
-  removedBy(cartId: string, tag: string): JournalEntry | undefined {
-    return this.carts.get(cartId)?.get(tag)?.removed;
+  /** The removal of a line whose tombstone has time `at`; without `at`, the latest one. */
+  removedBy(cartId: string, tag: string, at?: number): JournalEntry | undefined {
+    const removed = this.carts.get(cartId)?.get(tag)?.removed;
+    if (removed === undefined) return undefined;
+    return at === undefined ? [...removed.values()].at(-1) : removed.get(at);
   }
 
   private tags(cartId: string): BoundedMap<string, TagHistory> {

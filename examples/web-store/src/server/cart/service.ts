@@ -9,9 +9,10 @@ import { type Cart, type CartUpdater, cart, type GetResult, type Resolver, resol
 import type { CartLineView, CartView, PastReconciliation, ServedBy } from '../../shared/api.js';
 import type { Catalog } from '../catalog/catalog.js';
 import { merge, type NodeSession, type StoreAccess, type UpdateOutcome } from '../cluster/access.js';
+import type { StoryBook } from '../story/book.js';
 import { BoundedMap } from '../util/bounded-map.js';
 import type { KeyLock } from '../util/key-lock.js';
-import { explain } from './explain.js';
+import { explain, type Provenance } from './explain.js';
 import type { Journal, JournalEntry } from './journal.js';
 
 export const cartKey = (cartId: string): string => `cart:${cartId}`;
@@ -27,6 +28,13 @@ export interface CartServiceDeps {
   readonly catalog: Catalog;
   readonly journal: Journal;
   readonly locks: KeyLock;
+  readonly story: StoryBook;
+}
+
+/** Who asked: the node the tab chose ("auto" or an id) and the tab's id, when it sent one. */
+export interface Asker {
+  readonly node: string;
+  readonly tab: string | undefined;
 }
 
 /** The sibling carts of a read (values that are not carts, written by someone else, are left out). */
@@ -48,24 +56,24 @@ export class CartService {
 
   constructor(private readonly deps: CartServiceDeps) {}
 
-  async view(cartId: string, asked: string): Promise<CartView> {
-    const served = await this.deps.access.run(asked, (s) => s.get<Cart>(cartKey(cartId)));
-    return this.render(cartId, served.value, served.servedBy);
+  async view(cartId: string, asker: Asker): Promise<CartView> {
+    const served = await this.deps.access.run(asker.node, (s) => s.get<Cart>(cartKey(cartId)));
+    return this.render(cartId, served.value, served.servedBy, asker.tab);
   }
 
-  async change(cartId: string, asked: string, change: CartChange): Promise<CartView> {
+  async change(cartId: string, asker: Asker, change: CartChange): Promise<CartView> {
     // Made once, outside the retry loops: its tag stays the same if a write is retried elsewhere.
     const updater = updaterFor(change);
     return this.deps.locks.run(cartKey(cartId), async () => {
-      const served = await this.deps.access.run(asked, async (session) => {
+      const served = await this.deps.access.run(asker.node, async (session) => {
         const outcome = await session.update(cartKey(cartId), this.resolver, (c) =>
           updater(cart.is(c) ? c : undefined),
         );
         return { outcome, now: await session.get<Cart>(cartKey(cartId)) };
       });
       const { outcome, now } = served.value;
-      this.remember(cartId, change, outcome, served.servedBy);
-      return this.render(cartId, now, served.servedBy);
+      this.remember(cartId, change, outcome, served.servedBy, asker.tab);
+      return this.render(cartId, now, served.servedBy, asker.tab);
     });
   }
 
@@ -80,19 +88,22 @@ export class CartService {
     return { read, value };
   }
 
-  /** Records what a write did, for the reconciliation view (provenance, last merge). */
+  /** Records what a write did: provenance, the last merge, and the cart's story. */
   remember(
     cartId: string,
     event: CartChange | { readonly kind: 'checkout' },
     outcome: UpdateOutcome<Cart>,
     servedBy: ServedBy,
+    tab: string | undefined,
   ): void {
     if (!outcome.wrote || outcome.after === undefined) return;
+    const productId = 'productId' in event ? event.productId : '';
     if (event.kind !== 'save') {
-      const productId = 'productId' in event ? event.productId : '';
       const entry: JournalEntry = { op: event.kind, productId, via: servedBy.nodeId, at: Date.now() };
       this.deps.journal.record(cartId, outcome.before, outcome.after, entry);
     }
+    const op = event.kind === 'set' && event.quantity === 0 ? 'remove' : event.kind;
+    this.deps.story.wrote(cartId, tab, servedBy, op, productId);
     this.rememberResolution(cartId, outcome.read, event.kind, servedBy.nodeId);
   }
 
@@ -101,9 +112,10 @@ export class CartService {
     if (versions.length < 2) return;
     const past = explain(versions, (id) => this.deps.catalog.name(id), this.provenance(cartId));
     this.history.set(cartId, { ...past, resolvedAt: new Date().toISOString(), resolvedBy: by, via });
+    this.deps.story.resolved(cartId, versions.length);
   }
 
-  render(cartId: string, read: GetResult<Cart>, servedBy: ServedBy): CartView {
+  render(cartId: string, read: GetResult<Cart>, servedBy: ServedBy, tab: string | undefined): CartView {
     const versions = cartVersions(read);
     const merged = merge({ ...read, siblings: versions.map((v) => v.value), versions }, this.resolver);
     const items: CartLineView[] = cart.items(merged).map(({ item, quantity }) => {
@@ -118,6 +130,10 @@ export class CartService {
         subtotalCents: priceCents * quantity,
       };
     });
+    this.deps.story.seen(cartId, tab, servedBy, {
+      items: items.map((i) => i.name),
+      versions: versions.length,
+    });
     const base = {
       cartId,
       items,
@@ -125,6 +141,7 @@ export class CartService {
       totalCents: items.reduce((n, i) => n + i.subtotalCents, 0),
       versions: versions.length,
       revision: revisionOf(merged),
+      story: this.deps.story.view(cartId, tab),
       servedBy,
     };
     if (versions.length > 1) {
@@ -135,11 +152,12 @@ export class CartService {
     return last === undefined ? base : { ...base, lastReconciliation: last };
   }
 
-  private provenance(cartId: string) {
+  private provenance(cartId: string): Provenance {
     const { journal } = this.deps;
     return {
-      added: (tag: string) => journal.addedBy(cartId, tag)?.via,
-      removed: (tag: string) => journal.removedBy(cartId, tag)?.via,
+      added: (tag) => journal.addedBy(cartId, tag)?.via,
+      removed: (tag, at) => journal.removedBy(cartId, tag, at)?.via,
+      item: (tag) => journal.addedBy(cartId, tag)?.productId ?? journal.removedBy(cartId, tag)?.productId,
     };
   }
 }

@@ -10,8 +10,16 @@ import type { NodeDirectory, NodeEntry } from './directory.js';
 
 const FAULT_TIMEOUT_MS = 2_000;
 
+/** The split the store made: its sides and when it began (ms since the epoch). */
+export interface SplitNow {
+  readonly sides: readonly (readonly string[])[];
+  readonly since: number;
+}
+
 export class ClusterControl {
   private split: string[][] | null = null;
+  private splitSince: number | null = null;
+  private lastSplit: number | null = null;
   private readonly starting = new Map<string, Promise<void>>();
 
   constructor(
@@ -19,6 +27,18 @@ export class ClusterControl {
     private readonly log: FastifyBaseLogger,
     private readonly onChange: () => void = () => {},
   ) {}
+
+  /** The split the store made and has not healed yet, or null. */
+  current(): SplitNow | null {
+    return this.split === null || this.splitSince === null
+      ? null
+      : { sides: this.split, since: this.splitSince };
+  }
+
+  /** When the store last split the cluster (ms since the epoch), healed since or not. */
+  lastSplitAt(): number | null {
+    return this.lastSplit;
+  }
 
   /** SIGTERM to the node's process; it keeps its data and comes back with restart. */
   async stop(id: string): Promise<void> {
@@ -58,6 +78,8 @@ export class ClusterControl {
       throw err;
     }
     this.split = sides;
+    this.splitSince = Date.now();
+    this.lastSplit = this.splitSince;
     this.log.warn({ sides }, 'cluster split from the cluster panel');
     this.onChange();
     return sides;
@@ -66,6 +88,7 @@ export class ClusterControl {
   async heal(): Promise<void> {
     await Promise.all(this.nodes.list().map((node) => this.fault(node, 'DELETE')));
     this.split = null;
+    this.splitSince = null;
     this.log.warn('cluster healed from the cluster panel');
     this.onChange();
   }

@@ -53,10 +53,27 @@ export function knownProduct(catalog: Catalog, productId: string): string {
   return productId;
 }
 
+function header(req: FastifyRequest, name: string): string | undefined {
+  const value = req.headers[name];
+  return Array.isArray(value) ? value[0] : value;
+}
+
 /** The node the tab asked for (header `x-tessera-node`), "auto" by default. */
 export function askedNode(req: FastifyRequest): string {
-  const header = req.headers['x-tessera-node'];
-  const value = Array.isArray(header) ? header[0] : header;
+  const value = header(req, 'x-tessera-node');
   if (value === undefined || value === '' || value === 'auto') return 'auto';
   return parse(nodeId, value, 'x-tessera-node header');
+}
+
+const tabId = z.string().regex(/^[A-Za-z0-9_-]{6,40}$/);
+
+/** The asking tab's id (header `x-tessera-tab`, optional): which tab has a cart open and wrote to it. */
+export function askedTab(req: FastifyRequest): string | undefined {
+  const value = header(req, 'x-tessera-tab');
+  return value === undefined || value === '' ? undefined : parse(tabId, value, 'x-tessera-tab header');
+}
+
+/** Who asked: the node and the tab. */
+export function asker(req: FastifyRequest): { node: string; tab: string | undefined } {
+  return { node: askedNode(req), tab: askedTab(req) };
 }

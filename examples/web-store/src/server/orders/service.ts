@@ -10,10 +10,11 @@ import { createHash } from 'node:crypto';
 import { type Cart, cart, type Resolver, resolvers } from '@tessera/client';
 import { z } from 'zod';
 import type { CheckoutResult, Order, OrderLine } from '../../shared/api.js';
-import { type CartService, cartKey, resolveCart } from '../cart/service.js';
+import { type Asker, type CartService, cartKey, resolveCart } from '../cart/service.js';
 import type { Catalog } from '../catalog/catalog.js';
 import { merge, type NodeSession, type StoreAccess } from '../cluster/access.js';
 import { StoreError } from '../http/errors.js';
+import type { StoryBook } from '../story/book.js';
 import type { KeyLock } from '../util/key-lock.js';
 
 export const orderKey = (orderId: string): string => `order:${orderId}`;
@@ -68,16 +69,17 @@ export interface OrderServiceDeps {
   readonly catalog: Catalog;
   readonly carts: CartService;
   readonly locks: KeyLock;
+  readonly story: StoryBook;
 }
 
 export class OrderService {
   constructor(private readonly deps: OrderServiceDeps) {}
 
-  async checkout(cartId: string, idempotencyKey: string, asked: string): Promise<CheckoutResult> {
+  async checkout(cartId: string, idempotencyKey: string, asker: Asker): Promise<CheckoutResult> {
     const orderId = orderIdFor(cartId, idempotencyKey);
-    const { access, carts, locks } = this.deps;
+    const { access, carts, locks, story } = this.deps;
     return locks.run(cartKey(cartId), async () => {
-      const served = await access.run(asked, async (session) => {
+      const served = await access.run(asker.node, async (session) => {
         const stored = merge(await session.get<Order>(orderKey(orderId)), resolveOrder);
         const order = isOrder(stored) ? stored : await this.place(session, cartId, orderId);
         const outcome = await session.update(cartKey(cartId), resolveCart, consume(order.consumed));
@@ -87,8 +89,16 @@ export class OrderService {
         return { order, replayed: isOrder(stored), outcome, now: await session.get<Cart>(cartKey(cartId)) };
       });
       const { order, replayed, outcome, now } = served.value;
-      carts.remember(cartId, { kind: 'checkout' }, outcome, served.servedBy);
-      return { order, replayed, cart: carts.render(cartId, now, served.servedBy) };
+      if (!replayed) {
+        story.checkedOut(cartId, asker.tab, {
+          orderId: order.id,
+          node: served.servedBy.nodeId,
+          items: order.lines.reduce((n, l) => n + l.quantity, 0),
+          totalCents: order.totalCents,
+        });
+      }
+      carts.remember(cartId, { kind: 'checkout' }, outcome, served.servedBy, asker.tab);
+      return { order, replayed, cart: carts.render(cartId, now, served.servedBy, asker.tab) };
     });
   }
 

@@ -1,102 +1,26 @@
-/** The cart panel: lines with quantity steppers, total, checkout, the share link and the orders. */
-import type { CartView, CheckoutResult, Order } from '../../shared/api.js';
+/** The cart panel: lines, total, checkout and its notes, the share link and the orders. */
+import type { CartView, Order, StoryCheckout } from '../../shared/api.js';
 import { clock, h, plural, price } from '../dom.js';
+import type { CheckoutNote } from '../state/checkout.js';
+import type { Row } from '../state/removals.js';
+import { cartLines, type LineHandlers } from './cart-lines.js';
+import { checkoutNote, elsewhereNote } from './cart-notes.js';
 
-export interface CartHandlers {
-  readonly setQuantity: (id: string, quantity: number) => void;
-  readonly remove: (id: string) => void;
+export interface CartHandlers extends LineHandlers {
   readonly checkout: () => void;
   readonly copy: (text: string) => void;
+  readonly showMerge: () => void;
 }
 
 export interface CartPanelState {
   readonly cart: CartView | undefined;
+  readonly rows: readonly Row[];
   readonly orders: readonly Order[];
-  readonly lastCheckout: CheckoutResult | undefined;
+  readonly note: CheckoutNote | undefined;
+  readonly elsewhere: readonly StoryCheckout[];
   readonly shareUrl: string;
   readonly openIn: readonly { readonly id: string; readonly url: string }[];
   readonly busy: boolean;
-}
-
-function lines(cart: CartView, on: CartHandlers): HTMLElement {
-  if (cart.items.length === 0)
-    return h(
-      'p',
-      { class: 'empty muted', 'data-testid': 'cart-empty' },
-      'Nothing here yet. Add something from the catalog.',
-    );
-  return h(
-    'ul',
-    { class: 'lines' },
-    cart.items.map((i) =>
-      h(
-        'li',
-        { class: 'line', 'data-testid': `cart-line-${i.productId}` },
-        i.image === '' ? h('span', { class: 'thumb' }) : h('img', { class: 'thumb', src: i.image, alt: '' }),
-        h(
-          'div',
-          { class: 'line-main' },
-          h('span', { class: 'line-name' }, i.name),
-          h('span', { class: 'muted small' }, price(i.priceCents)),
-        ),
-        h(
-          'div',
-          { class: 'stepper' },
-          h(
-            'button',
-            {
-              class: 'step',
-              'aria-label': `one ${i.name} less`,
-              'data-testid': `dec-${i.productId}`,
-              onclick: () => on.setQuantity(i.productId, i.quantity - 1),
-            },
-            '−',
-          ),
-          h('span', { class: 'qty', 'data-testid': `qty-${i.productId}` }, String(i.quantity)),
-          h(
-            'button',
-            {
-              class: 'step',
-              'aria-label': `one more ${i.name}`,
-              'data-testid': `inc-${i.productId}`,
-              onclick: () => on.setQuantity(i.productId, i.quantity + 1),
-            },
-            '+',
-          ),
-        ),
-        h(
-          'button',
-          {
-            class: 'remove',
-            'aria-label': `remove ${i.name}`,
-            title: 'Remove',
-            'data-testid': `remove-${i.productId}`,
-            onclick: () => on.remove(i.productId),
-          },
-          '×',
-        ),
-      ),
-    ),
-  );
-}
-
-function checkoutNote(result: CheckoutResult | undefined): HTMLElement | null {
-  if (result === undefined) return null;
-  const o = result.order;
-  return h(
-    'div',
-    {
-      class: `checkout-note${result.replayed ? ' replayed' : ''}`,
-      'data-testid': 'checkout-note',
-      'data-replayed': String(result.replayed),
-    },
-    result.replayed
-      ? `Order #${o.id.slice(0, 6)} was already placed for this cart: nothing new was ordered.`
-      : `Thank you! Order #${o.id.slice(0, 6)} placed: ${plural(
-          o.lines.reduce((n, l) => n + l.quantity, 0),
-          'item',
-        )}, ${price(o.totalCents)}.`,
-  );
 }
 
 function share(state: CartPanelState, on: CartHandlers): HTMLElement {
@@ -175,10 +99,14 @@ export function cartView(state: CartPanelState, on: CartHandlers): HTMLElement {
         ? null
         : h('span', { class: 'count', 'data-testid': 'cart-count' }, String(cart.count)),
       cart !== undefined && cart.versions > 1
-        ? h('span', { class: 'pill warn' }, `${cart.versions} versions, merged`)
+        ? h(
+            'button',
+            { class: 'pill warn pill-button', 'data-testid': 'cart-versions', onclick: () => on.showMerge() },
+            `${cart.versions} versions, merged · see how`,
+          )
         : null,
     ),
-    cart === undefined ? h('p', { class: 'muted' }, 'Loading…') : lines(cart, on),
+    cart === undefined ? h('p', { class: 'muted' }, 'Loading…') : cartLines(state.rows, on),
     cart === undefined || cart.items.length === 0
       ? null
       : h(
@@ -198,7 +126,8 @@ export function cartView(state: CartPanelState, on: CartHandlers): HTMLElement {
       },
       state.busy ? 'Placing the order…' : 'Check out',
     ),
-    checkoutNote(state.lastCheckout),
+    checkoutNote(state.note),
+    elsewhereNote(state.elsewhere, cart === undefined || cart.items.length === 0),
     share(state, on),
     orders(state.orders),
   );

@@ -1,92 +1,142 @@
-/** The guide: the paper's shopping-cart story (Dynamo, section 4.4) in five steps with buttons. */
-import type { CartView, ClusterView } from '../../shared/api.js';
+/**
+ * The guide: the paper's shopping-cart story (Dynamo, section 4.4) in five steps. Each step is
+ * ticked from the cart's story, which the store keeps for every tab of the cart, so a step done in
+ * the other tab ticks here too, and a done step stays ticked. Buttons sit under their sentence.
+ */
+import type { CartStory, ClusterView, StepId, StoryStep } from '../../shared/api.js';
 import { h } from '../dom.js';
 
 export interface GuideHandlers {
   readonly isolate: (id: string) => void;
   readonly heal: () => void;
-  readonly talkTo: (id: string) => void;
+  readonly pick: (id: string) => void;
+  /** Pins this tab to `node` (if it is on auto) before the link opens a second tab. */
+  readonly openSecond: (node: string) => void;
+  readonly showMerge: () => void;
   readonly toggle: (open: boolean) => void;
 }
 
-export interface GuideState {
-  readonly cart: CartView | undefined;
+export interface GuideInput {
+  readonly story: CartStory | undefined;
   readonly cluster: ClusterView | undefined;
-  readonly tabNode: string;
+  /** The node this tab is pinned to, or "auto". */
+  readonly pinned: string;
+  /** The node this tab talks to: the pinned one, or on auto the one that served it. */
+  readonly here: string | undefined;
+  /** A node for the second tab (never `here`), and the link that opens the cart through it. */
+  readonly second: { readonly id: string; readonly url: string } | undefined;
+  readonly versions: number;
   readonly open: boolean;
-  readonly openIn: readonly { readonly id: string; readonly url: string }[];
-  readonly sawVersions: boolean;
 }
 
-function step(n: number, done: boolean, ...content: (HTMLElement | string | null)[]): HTMLElement {
+const TEXT: Readonly<Record<StepId, string>> = {
+  'two-items': 'Add two things to the cart.',
+  'two-tabs': 'Pin this tab to a node and open the same cart in a second tab on another node.',
+  split: 'Split the cluster so that the two tabs are on different sides.',
+  'both-sides': 'In each tab add something different; in one of them remove an item both tabs had.',
+  merged:
+    'Heal the split and watch both versions appear side by side, merged without losing an add or the removal.',
+};
+
+function actionsFor(id: StepId, done: boolean, input: GuideInput, on: GuideHandlers): (HTMLElement | null)[] {
+  const split = input.cluster?.split != null;
+  const steps = input.story?.steps ?? [];
+  const isDone = (s: StepId): boolean => steps.some((x) => x.id === s && x.doneAt !== null);
+  switch (id) {
+    case 'two-items':
+      return [];
+    case 'two-tabs': {
+      if (done) return [];
+      const pin =
+        input.pinned === 'auto' && input.here !== undefined
+          ? h(
+              'button',
+              { class: 'btn small', 'data-testid': 'guide-pin', onclick: () => on.pick(input.here!) },
+              `talk to ${input.here}`,
+            )
+          : null;
+      const open =
+        input.second === undefined || input.here === undefined
+          ? null
+          : h(
+              'a',
+              {
+                class: 'btn small ghost',
+                href: input.second.url,
+                target: '_blank',
+                rel: 'noopener',
+                'data-testid': 'guide-open-second',
+                'data-node': input.second.id,
+                onclick: () => on.openSecond(input.here!),
+              },
+              `open a tab via ${input.second.id}`,
+            );
+      return [pin, open];
+    }
+    case 'split':
+      return !done && !split && isDone('two-tabs') && input.here !== undefined
+        ? [
+            h(
+              'button',
+              { class: 'btn small', 'data-testid': 'guide-isolate', onclick: () => on.isolate(input.here!) },
+              `isolate ${input.here}`,
+            ),
+          ]
+        : [];
+    case 'both-sides':
+      return [];
+    case 'merged':
+      return [
+        split
+          ? h('button', { class: 'btn small', 'data-testid': 'guide-heal', onclick: () => on.heal() }, 'heal')
+          : null,
+        input.versions > 1
+          ? h('button', { class: 'btn small ghost', onclick: () => on.showMerge() }, 'see the merge')
+          : null,
+      ];
+  }
+}
+
+function step(n: number, s: StoryStep, input: GuideInput, on: GuideHandlers): HTMLElement {
+  const done = s.doneAt !== null;
+  const actions = actionsFor(s.id, done, input, on).filter((a): a is HTMLElement => a !== null);
   return h(
     'li',
-    { class: `gstep${done ? ' done' : ''}` },
-    h('span', { class: 'num' }, done ? '✓' : String(n)),
-    h('div', null, ...content),
+    { class: `gstep${done ? ' done' : ''}`, 'data-testid': `guide-step-${n}`, 'data-done': String(done) },
+    h('span', { class: 'num', 'aria-label': done ? 'done' : `step ${n}` }, done ? '✓' : String(n)),
+    h(
+      'div',
+      { class: 'gbody' },
+      h('p', null, TEXT[s.id]),
+      s.detail === '' ? null : h('p', { class: 'gdetail', 'data-testid': `guide-detail-${n}` }, s.detail),
+      actions.length === 0 ? null : h('div', { class: 'gactions' }, actions),
+    ),
   );
 }
 
-export function guideView(state: GuideState, on: GuideHandlers): HTMLElement {
-  const nodes = state.cluster?.nodes.map((n) => n.id) ?? [];
-  const pinned = state.tabNode !== 'auto';
-  const other = state.openIn.find((n) => n.id !== state.tabNode);
-  const split = state.cluster?.split != null;
+const NOT_YET: readonly StoryStep[] = (Object.keys(TEXT) as StepId[]).map((id) => ({
+  id,
+  doneAt: null,
+  detail: '',
+}));
+
+export function guideView(input: GuideInput, on: GuideHandlers): HTMLElement {
+  const steps = input.story?.steps ?? NOT_YET;
+  const done = steps.filter((s) => s.doneAt !== null).length;
   const details = h(
     'details',
-    { class: 'guide-inner', open: state.open },
+    { class: 'guide-inner', open: input.open, 'data-testid': 'guide' },
     h(
       'summary',
       null,
       h('strong', null, 'Try the paper’s shopping cart'),
-      h('span', { class: 'muted' }, ' — a split, edits on both sides, a merge that loses nothing'),
+      h('span', { class: 'muted guide-sub' }, ' — a split, edits on both sides, a merge that loses nothing'),
+      h('span', { class: 'guide-count', 'data-testid': 'guide-count' }, `${done}/${steps.length}`),
     ),
     h(
       'ol',
       { class: 'steps' },
-      step(1, (state.cart?.count ?? 0) >= 2, 'Add two things to the cart.'),
-      step(
-        2,
-        pinned,
-        'Pin this tab to a node ',
-        nodes.length > 0 && !pinned
-          ? h('button', { class: 'btn small', onclick: () => on.talkTo(nodes[0]!) }, `talk to ${nodes[0]}`)
-          : null,
-        ' and open the cart in a second tab on another node ',
-        other === undefined
-          ? null
-          : h(
-              'a',
-              { class: 'btn small ghost', href: other.url, target: '_blank', rel: 'noopener' },
-              `open via ${other.id}`,
-            ),
-        '.',
-      ),
-      step(
-        3,
-        split,
-        'Split the cluster so the two tabs are on different sides ',
-        pinned && !split
-          ? h(
-              'button',
-              {
-                class: 'btn small',
-                'data-testid': 'guide-isolate',
-                onclick: () => on.isolate(state.tabNode),
-              },
-              `isolate ${state.tabNode}`,
-            )
-          : null,
-        '.',
-      ),
-      step(4, false, 'In each tab add something different; in one of them remove an item both tabs had.'),
-      step(
-        5,
-        state.sawVersions,
-        'Heal the split ',
-        split ? h('button', { class: 'btn small', onclick: () => on.heal() }, 'heal') : null,
-        ' and watch: both versions appear side by side, and the merge keeps every add and the removal.',
-      ),
+      steps.map((s, i) => step(i + 1, s, input, on)),
     ),
   );
   details.addEventListener('toggle', () => on.toggle(details.open));

@@ -2,6 +2,27 @@
 import type { ServedBy } from '../../shared/api.js';
 import { h } from '../dom.js';
 
+function served(servedBy: ServedBy): HTMLElement {
+  const trouble = servedBy.degraded || servedBy.fallback;
+  return h(
+    'span',
+    {
+      class: `served${trouble ? ' trouble' : ''}`,
+      'data-testid': 'served-by',
+      'data-node': servedBy.nodeId,
+      'data-degraded': String(servedBy.degraded),
+      title: servedBy.note,
+    },
+    h('span', { class: 'led' }),
+    servedBy.degraded
+      ? [servedBy.nodeId, ' alone', h('span', { class: 'wide-only' }, ' (no quorum)')]
+      : [h('span', { class: 'wide-only' }, 'served by '), servedBy.nodeId],
+    servedBy.fallback
+      ? ` · ${servedBy.asked === 'auto' ? 'after a failover' : `${servedBy.asked} is down`}`
+      : '',
+  );
+}
+
 export function tabNodeView(
   nodes: readonly string[],
   current: string,
@@ -9,14 +30,13 @@ export function tabNodeView(
   onPick: (node: string) => void,
 ): HTMLElement {
   const options = ['auto', ...nodes];
-  const trouble = servedBy !== undefined && (servedBy.degraded || servedBy.fallback);
   return h(
     'div',
     { class: 'tab-node-inner' },
-    h('span', { class: 'tab-node-label' }, 'This tab talks to'),
+    h('span', { class: 'tab-node-label', id: 'tab-node-label' }, 'This tab talks to'),
     h(
       'div',
-      { class: 'segmented', role: 'radiogroup', 'aria-label': 'node for this tab' },
+      { class: 'segmented', role: 'radiogroup', 'aria-labelledby': 'tab-node-label' },
       options.map((id) =>
         h(
           'button',
@@ -32,22 +52,6 @@ export function tabNodeView(
         ),
       ),
     ),
-    servedBy === undefined
-      ? null
-      : h(
-          'span',
-          {
-            class: `served${trouble ? ' trouble' : ''}`,
-            'data-testid': 'served-by',
-            'data-node': servedBy.nodeId,
-            'data-degraded': String(servedBy.degraded),
-            title: servedBy.note,
-          },
-          h('span', { class: 'led' }),
-          servedBy.degraded ? `${servedBy.nodeId} alone (no quorum)` : `served by ${servedBy.nodeId}`,
-          servedBy.fallback
-            ? ` · ${servedBy.asked === 'auto' ? 'after a failover' : `${servedBy.asked} is down`}`
-            : '',
-        ),
+    servedBy === undefined ? null : served(servedBy),
   );
 }

@@ -1,0 +1,121 @@
+/**
+ * What the user can do on the page: each action calls the store's API and puts the answer into
+ * the state store. Errors become toasts.
+ */
+import type { CartLineView, CartView, ClusterView } from '../shared/api.js';
+import { type Api, ApiError } from './api.js';
+import type { Inflight } from './inflight.js';
+import type { AppState } from './state/app-state.js';
+import { noteAfter } from './state/checkout.js';
+import { pruned, REMOVED_SHOWN_MS, withRemoved } from './state/removals.js';
+import type { Store } from './state/store.js';
+import { withCart, withCluster } from './state/updates.js';
+import { saveNode } from './tab.js';
+import { toast } from './toast.js';
+
+export interface Actions {
+  readonly add: (productId: string) => void;
+  readonly setQuantity: (line: CartLineView, quantity: number) => void;
+  readonly remove: (line: CartLineView) => void;
+  readonly undo: (line: CartLineView) => void;
+  readonly save: () => void;
+  readonly checkout: () => void;
+  readonly copy: (text: string) => void;
+  readonly stop: (id: string) => void;
+  readonly start: (id: string) => void;
+  readonly isolate: (id: string) => void;
+  readonly heal: () => void;
+  readonly pick: (node: string) => void;
+  readonly openSecond: (node: string) => void;
+  readonly showCart: () => void;
+  readonly showMerge: () => void;
+  readonly toggleGuide: (open: boolean) => void;
+  readonly togglePast: (open: boolean) => void;
+}
+
+function scrollTo(id: string): void {
+  document.getElementById(id)?.scrollIntoView({ behavior: 'smooth', block: 'start' });
+}
+
+export function createActions(store: Store<AppState>, api: Api, inflight: Inflight): Actions {
+  const act = async <T>(run: () => Promise<T>, done: (result: T) => void): Promise<void> => {
+    try {
+      done(await inflight.run(run));
+    } catch (err) {
+      if (err instanceof ApiError && err.code === 'UNKNOWN_NODE') pick('auto');
+      toast(err instanceof ApiError ? `${err.message} (${err.code})` : String(err));
+    }
+  };
+  const changed = (cart: CartView): void => store.update((s) => withCart(s, cart, true));
+  const clusterChanged = (view: ClusterView): void => store.update((s) => withCluster(s, view));
+
+  function pick(node: string): void {
+    saveNode(node);
+    store.update((s) => ({ ...s, tab: { ...s.tab, node } }));
+    void act(
+      () => api.getCart(),
+      (cart) => store.update((s) => withCart(s, cart, false)),
+    );
+  }
+
+  const remove = (line: CartLineView): void => {
+    store.update((s) => ({ ...s, removed: withRemoved(s.removed, line, Date.now()) }));
+    setTimeout(
+      () => store.update((s) => ({ ...s, removed: pruned(s.removed, Date.now()) })),
+      REMOVED_SHOWN_MS + 50,
+    );
+    void act(() => api.remove(line.productId), changed);
+  };
+
+  return {
+    add: (id) => void act(() => api.add(id), changed),
+    setQuantity: (line, quantity) =>
+      quantity <= 0 ? remove(line) : void act(() => api.setQuantity(line.productId, quantity), changed),
+    remove,
+    undo: (line) => {
+      store.update((s) => ({ ...s, removed: s.removed.filter((r) => r.line.productId !== line.productId) }));
+      void act(() => api.add(line.productId, line.quantity), changed);
+    },
+    save: () => void act(() => api.save(), changed),
+    checkout: () => {
+      const revision = store.get().cart?.revision;
+      if (revision === undefined) return;
+      store.update((s) => ({ ...s, checkingOut: s.checkingOut + 1 }));
+      void act(
+        () => api.checkout(`rev-${revision}`),
+        (result) => {
+          store.update((s) => ({
+            ...withCart(s, result.cart, true),
+            checkout: noteAfter(s.checkout, result, result.cart.story),
+          }));
+          void api.orders().then(
+            (o) => store.update((s) => ({ ...s, orders: o.orders })),
+            () => {},
+          );
+        },
+      ).finally(() => store.update((s) => ({ ...s, checkingOut: s.checkingOut - 1 })));
+    },
+    copy: (text) => {
+      void navigator.clipboard?.writeText(text).then(
+        () => toast('Link copied: open it in another browser or tab.', 'info'),
+        () => toast('Copy the link from the box.', 'info'),
+      );
+    },
+    stop: (id) => void act(() => api.nodeAction(id, 'stop'), clusterChanged),
+    start: (id) => {
+      toast(`Starting ${id}…`, 'info');
+      void act(() => api.nodeAction(id, 'start'), clusterChanged);
+    },
+    isolate: (id) => void act(() => api.split(id), clusterChanged),
+    heal: () => void act(() => api.heal(), clusterChanged),
+    pick,
+    // After the click: the link opens the second tab before this one is drawn again.
+    openSecond: (node) => {
+      if (store.get().tab.node === 'auto') setTimeout(() => pick(node), 0);
+    },
+    showCart: () => scrollTo('cart'),
+    showMerge: () => scrollTo('reconciliation'),
+    toggleGuide: (open) => store.update((s) => ({ ...s, ui: { ...s.ui, guideOpen: open } })),
+    togglePast: (open) => store.update((s) => ({ ...s, ui: { ...s.ui, pastOpen: open } })),
+  };
+}
