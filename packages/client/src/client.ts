@@ -26,10 +26,10 @@ import {
   mergeSiblings,
   type PutResult,
   parseBatch,
-  parseContext,
   parseDelete,
   parseGet,
   parseKeyPage,
+  parsePut,
   type ReadOptions,
   type WriteOptions,
 } from './kv.js';
@@ -124,7 +124,10 @@ export class TesseraClient {
     };
   }
 
-  /** Writes `value`. With a read's context it replaces what that read saw; without, it adds a sibling. */
+  /**
+   * Writes `value`. With a read's context it replaces what that read saw; without, it adds a
+   * sibling. The result's `stored` tells which nodes acknowledged it, as replicas or as hints.
+   */
   async put<T = unknown>(key: string, value: T, options: WriteOptions = {}): Promise<PutResult> {
     if (value === undefined) {
       throw new TesseraError('INVALID_ARGUMENT', 'put() needs a JSON value; use delete() to remove a key.', {
@@ -144,7 +147,7 @@ export class TesseraClient {
       },
       options,
     );
-    return { context: parseContext(answer, answer.route.url) };
+    return parsePut(answer, answer.route.url);
   }
 
   /** Deletes what the context covers (or, without one, every value a quorum read sees). */

@@ -30,7 +30,9 @@ export type {
   ListPageOptions,
   PutResult,
   ReadOptions,
+  WriteAck,
   WriteOptions,
+  WriteReceipt,
 } from './kv.js';
 export type { TesseraClientOptions } from './options.js';
 export type {

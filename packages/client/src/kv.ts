@@ -39,9 +39,36 @@ export interface GetResult<T> {
   readonly versions: Version<T>[];
 }
 
+/** One node that acknowledged a write. */
+export type WriteAck =
+  /** One of the key's N replicas stored the write in its data. */
+  | { readonly node: string; readonly as: 'replica' }
+  /**
+   * A fallback node holds the write as a hint for the replica `for`, which was unreachable
+   * (sloppy quorum); it hands it over when that replica is back.
+   */
+  | { readonly node: string; readonly as: 'hint'; readonly for: string };
+
+/**
+ * How a write was stored, as its coordinator knew when it answered (docs/api.md). Acks that
+ * arrived after the answer are not in it: the write may reach more nodes later, never fewer.
+ */
+export interface WriteReceipt {
+  /** The nodes that had acknowledged, the coordinator included: replicas first, in ring order. */
+  readonly acks: readonly WriteAck[];
+  /** How many of the key's N replicas hold the write: `replicas < n` means some do not yet. */
+  readonly replicas: number;
+  /** Replicas per key. */
+  readonly n: number;
+  /** The write quorum the write waited for. */
+  readonly w: number;
+}
+
 export interface PutResult {
   /** The context of the new version: chain another write on it without reading. */
   readonly context: string;
+  /** How the write was stored; undefined from a node too old to say. */
+  readonly stored?: WriteReceipt | undefined;
 }
 
 export interface DeleteResult {
@@ -49,6 +76,8 @@ export interface DeleteResult {
   readonly context: string | undefined;
   /** false when the key had no live value (the delete was a no-op). */
   readonly found: boolean;
+  /** How the tombstone was stored; undefined when nothing was deleted, or from a node too old to say. */
+  readonly stored?: WriteReceipt | undefined;
 }
 
 const encoder = new TextEncoder();
@@ -112,7 +141,41 @@ export function parseDelete(answer: NodeAnswer, node: string): DeleteResult {
   if (answer.status === 404 || (isRecord(answer.body) && answer.body.found === false)) {
     return { context: undefined, found: false };
   }
-  return { context: parseContext(answer, node), found: true };
+  return withStored({ context: parseContext(answer, node), found: true }, answer);
+}
+
+/** A put's answer: its context and, when the node sent one, its receipt. */
+export function parsePut(answer: NodeAnswer, node: string): PutResult {
+  return withStored({ context: parseContext(answer, node) }, answer);
+}
+
+function withStored<R extends object>(result: R, answer: NodeAnswer): R & { stored?: WriteReceipt } {
+  const stored = isRecord(answer.body) ? parseReceipt(answer.body.stored) : undefined;
+  return stored === undefined ? result : { ...result, stored };
+}
+
+/**
+ * The `stored` of a write's answer, or undefined when it is absent (an older node) or not one: the
+ * write succeeded either way, so a receipt the client cannot read is left out rather than thrown.
+ */
+export function parseReceipt(stored: unknown): WriteReceipt | undefined {
+  if (!isRecord(stored) || !Array.isArray(stored.acks)) return undefined;
+  const { n, w } = stored;
+  if (!isCount(n) || !isCount(w)) return undefined;
+  const acks: WriteAck[] = [];
+  for (const ack of stored.acks) {
+    if (!isRecord(ack) || typeof ack.node !== 'string') return undefined;
+    if (ack.as === 'replica') acks.push({ node: ack.node, as: 'replica' });
+    else if (ack.as === 'hint' && typeof ack.for === 'string')
+      acks.push({ node: ack.node, as: 'hint', for: ack.for });
+    else return undefined;
+  }
+  const replicas = new Set(acks.filter((a) => a.as === 'replica').map((a) => a.node)).size;
+  return { acks, replicas, n, w };
+}
+
+function isCount(v: unknown): v is number {
+  return typeof v === 'number' && Number.isInteger(v) && v >= 1;
 }
 
 export function parseContext(answer: NodeAnswer, node: string): string {

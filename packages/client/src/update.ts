@@ -24,7 +24,14 @@ import {
   sleep,
   transient,
 } from './http/retry.js';
-import { type GetResult, mergeSiblings, type PutResult, type ReadOptions, type WriteOptions } from './kv.js';
+import {
+  type GetResult,
+  mergeSiblings,
+  type PutResult,
+  type ReadOptions,
+  type WriteOptions,
+  type WriteReceipt,
+} from './kv.js';
 import type { Resolver } from './resolvers/types.js';
 
 export interface UpdateOptions<T> extends Omit<ReadOptions, 'retries'>, Pick<WriteOptions, 'w'> {
@@ -44,6 +51,8 @@ export interface UpdateResult<T> {
   readonly value: T;
   /** Its context. */
   readonly context: string;
+  /** How the write was stored (see `PutResult`); undefined from a node too old to say. */
+  readonly stored?: WriteReceipt | undefined;
 }
 
 export type Updater<T> = (current: T | undefined) => T | Promise<T>;
@@ -81,12 +90,12 @@ export async function runUpdate<T>(
       const read = await steps.read(key, { ...call(), ...(options.r === undefined ? {} : { r: options.r }) });
       const current = mergeSiblings(read, options.resolver);
       const value = await fn(current);
-      const { context } = await steps.write(key, value, {
+      const { context, stored } = await steps.write(key, value, {
         ...call(),
         context: read.context,
         ...(options.w === undefined ? {} : { w: options.w }),
       });
-      return { value, context };
+      return stored === undefined ? { value, context } : { value, context, stored };
     } catch (err) {
       if (!TesseraError.is(err)) throw err;
       attempts += err.attempts;

@@ -59,7 +59,7 @@ async function app(settings: Record<string, unknown>, stored: Record<string, unk
           throw new TesseraError('NOT_FOUND', `Key "${key}" has no value to delete.`);
         }
         writes.push({ key, value: options.value });
-        return encodeContext(key, { vv: [], dots: [] });
+        return { context: encodeContext(key, { vv: [], dots: [] }) };
       },
     },
     store: { read: async () => undefined },

@@ -3,6 +3,7 @@
  * route is in the document and every operation of the document is a route, and the document's
  * request schemas are the ones the routes validate with.
  */
+import { EMPTY_CONTEXT, encodeContext } from '@tessera/core';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseConfig } from '../src/config.js';
@@ -122,6 +123,72 @@ describe('the OpenAPI document', () => {
     expect(put.parameters!.map((p) => `${p.in}:${p.name}`).sort()).toEqual(
       ['path:key', 'query:key', 'query:timeoutMs', 'query:w'].sort(),
     );
+  });
+
+  it('describes how a write was stored in the answers of PUT and DELETE, as the routes render it', async () => {
+    const schemas = (served.components?.schemas ?? {}) as Record<string, Record<string, unknown>>;
+    const answer = (method: string) =>
+      JSON.stringify((operation(method, '/v1/kv/{key}').responses['200'] as Record<string, unknown>).content);
+    expect(answer('put')).toContain('"$ref":"#/components/schemas/WriteAnswer"');
+    expect(answer('delete')).toContain('"$ref":"#/components/schemas/WriteAnswer"');
+    expect(schemas.WriteAnswer).toMatchObject({
+      required: ['context'],
+      properties: { context: { type: 'string' }, stored: { $ref: '#/components/schemas/WriteReceipt' } },
+    });
+    expect(schemas.WriteReceipt).toMatchObject({
+      type: 'object',
+      properties: {
+        acks: { type: 'array', items: { $ref: '#/components/schemas/WriteAck' } },
+        replicas: { type: 'integer' },
+        n: { type: 'integer' },
+        w: { type: 'integer' },
+      },
+    });
+    expect((schemas.WriteReceipt!.required as string[]).sort()).toEqual(['acks', 'n', 'replicas', 'w']);
+    const variants = schemas.WriteAck!.anyOf as {
+      properties: Record<string, { enum?: string[] }>;
+      required: string[];
+    }[];
+    expect(variants.map((v) => v.properties.as!.enum)).toEqual([['replica'], ['hint']]);
+    expect(variants.map((v) => [...v.required].sort())).toEqual([
+      ['as', 'node'],
+      ['as', 'for', 'node'],
+    ]);
+
+    // A node's answer has exactly the documented fields (the coordinator stands in for a cluster).
+    const stored = {
+      acks: [
+        { node: 'a', as: 'replica' },
+        { node: 'd', as: 'hint', for: 'b' },
+      ],
+      replicas: 1,
+      n: 3,
+      w: 2,
+    };
+    const config = parseConfig({ nodeId: 'a', http: '127.0.0.1:0', peer: '127.0.0.1:0', dataDir: 'unused' });
+    const writing = createHttpApp(
+      {
+        config,
+        metrics: new NodeMetrics(),
+        admission: { recordForeground: () => {} },
+        coordinator: {
+          write: async (key: string) => ({ context: encodeContext(key, EMPTY_CONTEXT), stored }),
+        },
+      } as unknown as HttpAppDeps,
+      silentLogger(),
+    );
+    try {
+      const put = await writing.inject({ method: 'PUT', url: '/v1/kv/cart-1', payload: { value: 1 } });
+      expect(put.statusCode, put.body).toBe(200);
+      const body = put.json() as Record<string, unknown>;
+      expect(Object.keys(body).sort()).toEqual(Object.keys(schemas.WriteAnswer!.properties!).sort());
+      expect(body.stored).toEqual(stored);
+      const del = await writing.inject({ method: 'DELETE', url: '/v1/kv/cart-1', payload: {} });
+      expect(del.statusCode, del.body).toBe(200);
+      expect(del.json()).toEqual({ context: expect.any(String), stored });
+    } finally {
+      await writing.close();
+    }
   });
 
   it('marks /health and /ui open, and the rest behind an optional bearer token', () => {

@@ -2,9 +2,11 @@
  * One in-memory Tessera node behind the client's Transport interface: it answers the key-value
  * HTTP API (`/v1/kv/:key`) from a MemoryStore, so the real client (retries, errors, update(),
  * collections) runs unchanged against it. Its controls script what a cluster would do to an app:
- * concurrent writers (siblings), failures once or until cleared, writes that land but fail.
+ * concurrent writers (siblings), failures once or until cleared, writes that land but fail, and
+ * how writes say they were stored (`storeOn`).
  */
 import { TesseraError } from '../errors.js';
+import type { WriteAck, WriteReceipt } from '../kv.js';
 import {
   type Transport,
   TransportFailure,
@@ -32,6 +34,10 @@ const STATUS: Readonly<Record<string, number>> = {
 };
 const OPS: Readonly<Record<string, MemoryOp>> = { GET: 'get', PUT: 'put', DELETE: 'delete' };
 
+/** The cluster the memory node stands for, in write receipts: N = 3 replicas, n0 to n2, and W = 2. */
+const MEMORY_REPLICAS: readonly string[] = ['n0', 'n1', 'n2'];
+const MEMORY_W = 2;
+
 export interface MemoryCallRecord extends MemoryCall {
   /** The HTTP status answered, or the transport failure's code. */
   readonly outcome: number | MemoryFaultCode;
@@ -44,6 +50,7 @@ export class MemoryNode implements Transport {
   /** Every call the node received, in order (retries included). */
   readonly calls: MemoryCallRecord[] = [];
   private readonly plan = new FaultPlan();
+  private storedOn: readonly WriteAck[] | undefined;
 
   constructor(options: MemoryStoreOptions = {}) {
     this.store = new MemoryStore(options);
@@ -63,6 +70,17 @@ export class MemoryNode implements Transport {
     options: RuleOptions = {},
   ): this {
     this.plan.add(op, { run: action }, options);
+    return this;
+  }
+
+  /**
+   * The acks that writes report in their receipt (`stored` of put, delete and update) from now on,
+   * e.g. `[{ node: 'n0', as: 'replica' }, { node: 'n3', as: 'hint', for: 'n1' }]` for a write made
+   * during a network split. Without acks, back to the default: every replica (n0, n1, n2)
+   * acknowledged. The data is stored the same way either way.
+   */
+  storeOn(acks?: readonly WriteAck[]): this {
+    this.storedOn = acks === undefined ? undefined : [...acks];
     return this;
   }
 
@@ -91,8 +109,9 @@ export class MemoryNode implements Transport {
     const call = { op, key: decodeURIComponent(path.slice('/v1/kv/'.length)) };
     for (const action of this.plan.actionsFor(call)) await action(call);
     const fault = this.plan.faultFor(call);
-    if (fault === undefined) return this.record(call, this.serve(call, req.body));
-    if (fault.applied === true && op !== 'get') this.serve(call, req.body);
+    const w = Number(new URL(req.url).searchParams.get('w') ?? MEMORY_W);
+    if (fault === undefined) return this.record(call, this.serve(call, req.body, w));
+    if (fault.applied === true && op !== 'get') this.serve(call, req.body, w);
     this.calls.push({ ...call, outcome: STATUS[fault.code] ?? fault.code });
     return failWith(fault, call, req.signal);
   }
@@ -102,18 +121,27 @@ export class MemoryNode implements Transport {
     return answer;
   }
 
-  private serve(call: MemoryCall, body: string | undefined): TransportResponse {
+  private serve(call: MemoryCall, body: string | undefined, w: number): TransportResponse {
     try {
       if (call.op === 'get') return this.get(call.key);
       const input = parseBody(body);
       if (call.op === 'put' && !('value' in input))
         throw new TesseraError('BAD_REQUEST', 'A put needs a value.');
       const value = call.op === 'put' ? input.value : undefined;
-      return json(200, { context: this.store.write(call.key, value, input.context) });
+      const context = this.store.write(call.key, value, input.context);
+      return json(200, { context, stored: this.receipt(w) });
     } catch (err) {
       if (TesseraError.is(err)) return errorAnswer(err);
       throw err;
     }
+  }
+
+  /** A write's receipt: `storeOn`'s acks, or every replica's. */
+  private receipt(w: number): WriteReceipt {
+    const acks = this.storedOn ?? MEMORY_REPLICAS.map((node): WriteAck => ({ node, as: 'replica' }));
+    const replicas = new Set(acks.filter((a) => a.as === 'replica').map((a) => a.node)).size;
+    const n = MEMORY_REPLICAS.length;
+    return { acks, replicas, n, w: Number.isInteger(w) && w >= 1 && w <= n ? w : MEMORY_W };
   }
 
   private get(key: string): TransportResponse {

@@ -2,7 +2,8 @@
  * The request coordinator (paper section 5): one flow per get, put or delete. Reads go to the
  * first N nodes of the key's preference list and answer after R replies, then repair stale
  * replicas; writes are coordinated by a preference-list node (this one, or forwarded), which
- * stamps the new version, stores it, sends it to the other replicas and answers after W acks.
+ * stamps the new version, stores it, sends it to the other replicas and answers after W acks,
+ * with a receipt of the nodes that acknowledged by then (receipt.ts).
  */
 import {
   type ActorLife,
@@ -33,6 +34,7 @@ import type { ReplicaStore } from '../storage/replica-store.js';
 import { Deadlines } from '../util/deadlines.js';
 import { replicateWrite } from './fan-out.js';
 import { collectQuorum, type ReplicaReply } from './quorum.js';
+import { WriteAcks, type WriteResult } from './receipt.js';
 import { Replicas } from './replicas.js';
 import { replicateToNextRing } from './transition.js';
 
@@ -120,8 +122,11 @@ export class Coordinator {
     return { state, context: encodeContext(key, { vv: state.vv, dots: [], coordinator: fastest }) };
   }
 
-  /** A put (value set) or delete (value undefined); answers with the new version's context. */
-  async write(key: string, options: WriteOptions): Promise<string> {
+  /**
+   * A put (value set) or delete (value undefined); answers with the new version's context and the
+   * receipt of how it was stored (the coordinator's, through the Coordinate call when forwarded).
+   */
+  async write(key: string, options: WriteOptions): Promise<WriteResult> {
     const { settings } = this.deps;
     if (options.value !== undefined && options.value.length > settings.valueBytesMax) {
       throw new TesseraError(
@@ -156,12 +161,13 @@ export class Coordinator {
     given: CausalContext | undefined,
     w: number,
     timeoutMs: number,
-  ): Promise<string> {
+  ): Promise<WriteResult> {
     const deadline = this.deps.now() + timeoutMs;
     const context =
       given ?? (value === undefined ? await this.blindDeleteContext(key, timeoutMs) : EMPTY_CONTEXT);
     await this.catchUp(key, context, replicas, deadline);
     let actor: NodeId | undefined;
+    const acks = new WriteAcks(this.preferenceFor(key), this.deps.settings.n, w);
     // The new version goes to the other replicas as soon as it is stamped, while this node's own
     // copy is being written (paper section 5); that copy counts as an ack once it is on disk.
     let fanned: Promise<void> | undefined;
@@ -171,16 +177,22 @@ export class Coordinator {
     };
     const local = this.deps.store.update(key, stamp, {
       beforeWrite: (next, encoded) => {
-        fanned = this.fanOut(key, next, encoded, w, deadline, local);
+        fanned = this.fanOut(key, next, encoded, w, deadline, local, acks);
         // It may fail (no quorum) before the local write ends and is awaited: never an unhandled rejection.
         fanned.catch(() => {});
         if (this.deps.crashArmed?.() === true) this.crashMidWrite(fanned);
       },
     });
     const stored = await local.catch((err: unknown) => this.afterLocalFailure(err, fanned));
-    await (fanned ?? this.fanOut(key, stored, encodeState(stored), w, deadline, local));
+    await (fanned ?? this.fanOut(key, stored, encodeState(stored), w, deadline, local, acks));
+    // This replica's own copy is on disk: its ack, whether or not the fan-out counted it yet.
+    if (replicas.includes(this.deps.self)) acks.add(this.deps.self);
     const written = value === undefined || actor === undefined ? undefined : latestDot(stored, actor);
-    return encodeContext(key, { ...contextAfterWrite(context, written), coordinator: this.deps.self });
+    const encoded = encodeContext(key, {
+      ...contextAfterWrite(context, written),
+      coordinator: this.deps.self,
+    });
+    return { context: encoded, stored: acks.receipt() };
   }
 
   /**
@@ -225,6 +237,7 @@ export class Coordinator {
     w: number,
     deadline: number,
     localWrite: Promise<unknown>,
+    acks: WriteAcks,
   ): Promise<void> {
     const fan = {
       self: this.deps.self,
@@ -238,6 +251,7 @@ export class Coordinator {
       now: this.deps.now,
       localWrite,
       deadlines: this.deadlines,
+      acks,
     };
     await replicateWrite(this.replicas, fan);
     const rings = { ring: this.deps.ring(), next: this.deps.nextRing?.() };
@@ -303,7 +317,7 @@ export class Coordinator {
     key: string,
     replicas: NodeId[],
     options: WriteOptions & { w: number; timeoutMs: number },
-  ): Promise<string | undefined> {
+  ): Promise<WriteResult | undefined> {
     const { peers } = this.deps;
     const ordered = replicas.filter((n) => !peers.isDown(n));
     const deadline = this.deps.now() + options.timeoutMs;
@@ -315,7 +329,10 @@ export class Coordinator {
         const request = { key, w: options.w, timeoutMs, ...pick(options, 'value', 'context') };
         const reply = await client.coordinate(request, timeoutMs);
         peers.markAlive(node);
-        return reply.context;
+        // A node of an older version sends no receipt.
+        return reply.stored === undefined
+          ? { context: reply.context }
+          : { context: reply.context, stored: reply.stored };
       } catch (err) {
         // Only an unreachable coordinator is surely untouched; anything else may have been applied.
         if (!TesseraError.is(err) || err.code !== 'PEER_UNAVAILABLE') throw err;

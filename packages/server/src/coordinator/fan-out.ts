@@ -7,6 +7,7 @@
 import { type KeyState, type NodeId, sloppyTargets, type Target, TesseraError } from '@tessera/core';
 import type { Deadlines } from '../util/deadlines.js';
 import { collectQuorum } from './quorum.js';
+import type { WriteAcks } from './receipt.js';
 import type { Replicas } from './replicas.js';
 
 export interface FanOut {
@@ -22,6 +23,8 @@ export interface FanOut {
   /** The coordinator's write of the version to its own store: its ack. */
   readonly localWrite: Promise<unknown>;
   readonly deadlines: Deadlines;
+  /** Where every acknowledgement is recorded as it arrives (the write's receipt). */
+  readonly acks: WriteAcks;
 }
 
 /**
@@ -35,10 +38,12 @@ export async function replicateWrite(replicas: Replicas, f: FanOut): Promise<voi
   const send = async (target: Target): Promise<void> => {
     if (target.node === f.self && target.hint === undefined) {
       await f.localWrite;
+      f.acks.add(f.self);
       return;
     }
     try {
       await replicas.replicate(target.node, f.key, f.state, f.encoded, remaining(), target.hint);
+      f.acks.add(target.node, target.hint);
     } catch (err) {
       const spare = spares.shift();
       if (spare === undefined || !substitutable(err)) throw err;

@@ -4,6 +4,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AdmissionController } from '../background/admission.js';
 import type { Config } from '../config.js';
 import type { Coordinator } from '../coordinator/coordinator.js';
+import type { WriteResult } from '../coordinator/receipt.js';
 import type { NodeMetrics } from '../node/metrics.js';
 import type { ReplicaStore } from '../storage/replica-store.js';
 import { type ContextSeal, contextSeal } from './contexts.js';
@@ -111,11 +112,11 @@ async function putKey(deps: KvRouteDeps, contexts: ContextSeal, req: FastifyRequ
   const key = keyOf(req, query);
   const body = parseInput(putBodySchema, req.body, 'body');
   const value = Buffer.from(JSON.stringify(body.value), 'utf8');
-  const context = await deps.coordinator.write(key, {
+  const written = await deps.coordinator.write(key, {
     value,
     ...writeOptions(query, opened(contexts, key, body.context)),
   });
-  return { context: contexts.seal(key, context) };
+  return writeAnswer(contexts, key, written);
 }
 
 async function deleteKey(deps: KvRouteDeps, contexts: ContextSeal, req: FastifyRequest): Promise<unknown> {
@@ -123,16 +124,25 @@ async function deleteKey(deps: KvRouteDeps, contexts: ContextSeal, req: FastifyR
   const key = keyOf(req, query);
   const body = parseInput(deleteBodySchema, req.body, 'body');
   try {
-    const context = await deps.coordinator.write(key, {
+    const written = await deps.coordinator.write(key, {
       value: undefined,
       ...writeOptions(query, opened(contexts, key, body.context)),
     });
-    return { context: contexts.seal(key, context) };
+    return writeAnswer(contexts, key, written);
   } catch (err) {
     // `?missing=ok`: a delete without context of a key with no value is `{ found: false }`, not a 404.
     if (query.missing === 'ok' && TesseraError.is(err, 'NOT_FOUND')) return { found: false };
     throw err;
   }
+}
+
+/**
+ * A put's or delete's answer: `{ context, stored }`, where `stored` is the receipt of how the write
+ * was stored (coordinator/receipt.ts; absent only when an older node coordinated it).
+ */
+function writeAnswer(contexts: ContextSeal, key: string, written: WriteResult) {
+  const context = contexts.seal(key, written.context);
+  return written.stored === undefined ? { context } : { context, stored: written.stored };
 }
 
 function opened(contexts: ContextSeal, key: string, context: string | undefined): string | undefined {

@@ -90,7 +90,45 @@ const notFoundBody = errorBody.extend({
   context: z.string().optional().meta({ description: 'Present when the key was deleted (its tombstone).' }),
 });
 
-const contextBody = z.object({ context: z.string() }).meta({ id: 'Context' });
+const writeAck = z
+  .union([
+    z.object({
+      node: z.string(),
+      as: z.literal('replica').meta({ description: "One of the key's N replicas stored it in its data." }),
+    }),
+    z.object({
+      node: z.string(),
+      as: z.literal('hint').meta({
+        description: 'A fallback holds it as a hint for a replica that was unreachable (sloppy quorum).',
+      }),
+      for: z.string().meta({ description: 'The replica the hint is for; the fallback hands it over later.' }),
+    }),
+  ])
+  .meta({ id: 'WriteAck' });
+
+const writeReceipt = z
+  .object({
+    acks: z.array(writeAck).meta({
+      description:
+        'The nodes that had acknowledged when the coordinator answered (itself included once its own copy was on disk), replicas first, in preference-list order. Acks arriving after the answer are not listed.',
+    }),
+    replicas: z
+      .int()
+      .meta({ description: "How many of the key's N replicas hold the write (acks as `replica`)." }),
+    n: z.int().meta({ description: 'Replicas per key.' }),
+    w: z.int().meta({ description: 'The write quorum the write waited for.' }),
+  })
+  .meta({
+    id: 'WriteReceipt',
+    description:
+      'How the write was stored, as its coordinator knew when it answered: `replicas` below `n` means some replicas do not hold it yet (hinted handoff and anti-entropy bring it to them).',
+  });
+
+const contextBody = z.object({ context: z.string(), stored: writeReceipt.optional() }).meta({
+  id: 'WriteAnswer',
+  description:
+    'The context of the version written and how it was stored (`stored`: absent only when the write was forwarded to a node of an older version, which does not report it).',
+});
 
 const deleteAnswer = z.union([
   contextBody,
@@ -195,7 +233,10 @@ const ROUTES: readonly RouteConfig[] = [
       query: writeQuerySchema,
       body: { content: { 'application/json': { schema: putBodySchema } }, required: true },
     },
-    responses: { 200: json(contextBody, 'The context of the new version.'), ...errors },
+    responses: {
+      200: json(contextBody, 'The context of the new version, and how it was stored.'),
+      ...errors,
+    },
   },
   {
     method: 'delete',
@@ -206,7 +247,10 @@ const ROUTES: readonly RouteConfig[] = [
       query: deleteQuerySchema,
       body: { content: { 'application/json': { schema: deleteBodySchema } }, required: false },
     },
-    responses: { 200: json(deleteAnswer, 'The context of the tombstone.'), ...errors },
+    responses: {
+      200: json(deleteAnswer, 'The context of the tombstone, and how it was stored.'),
+      ...errors,
+    },
   },
   {
     method: 'get',

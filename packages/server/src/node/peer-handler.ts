@@ -65,14 +65,14 @@ export class PeerHandler implements PeerApi {
     if (request.value !== undefined && !isJsonText(request.value)) {
       throw new TesseraError('BAD_REQUEST', 'The forwarded value is not UTF-8 JSON text.');
     }
-    const context = await this.require().coordinator.write(request.key, {
+    // The context and the receipt of how the write was stored.
+    return this.require().coordinator.write(request.key, {
       value: request.value,
       forwarded: true,
       timeoutMs: request.timeoutMs,
       ...(request.context === undefined ? {} : { context: request.context }),
       ...(request.w === undefined ? {} : { w: request.w }),
     });
-    return { context };
   }
 
   merkleHashes(partition: number, level: number, indices: readonly number[]): Promise<Uint8Array> {

@@ -19,13 +19,16 @@ import {
   TesseraError,
 } from '@tessera/core';
 import { z } from 'zod';
+import { ackOf, replicasIn, type WriteReceipt } from '../coordinator/receipt.js';
 import * as pb from './generated/tessera/peer/v1/peer.js';
-import type { CoordinateRequest, ListKeysReply, ListKeysRequest } from './peer-api.js';
+import type { CoordinateReply, CoordinateRequest, ListKeysReply, ListKeysRequest } from './peer-api.js';
 
 export const KEY_BYTES_MAX = 1024;
 export const QUORUM_MAX = 64;
 export const TIMEOUT_MS_MAX = 120_000;
 export const MEMBERS_MAX = 1024;
+/** Replicas per key, at most (config `n`, 1 to 16): a receipt has at most one ack per replica. */
+export const REPLICAS_MAX = 16;
 /** Keys in one ListKeys reply, at most (1024 keys of 1 KiB stay far below the message limit). */
 export const LIST_KEYS_MAX = 1_000;
 /** Stored entries one ListKeys call may scan, at most. */
@@ -165,9 +168,27 @@ export const coordinateRequestSchema = z.object({
   timeoutMs: z.int().min(1).max(TIMEOUT_MS_MAX),
 }) satisfies z.ZodType<CoordinateRequest, pb.CoordinateRequest>;
 
-export const coordinateResponseSchema = z.object({
-  context: z.string().max(CONTEXT_CHARS_MAX),
-}) satisfies z.ZodType<unknown, pb.CoordinateResponse>;
+/** A proto `WriteReceipt` in, a coordinator `WriteReceipt` out (`replicas` counted from the acks). */
+const writeReceiptSchema = z
+  .object({
+    acks: z.array(z.object({ node: nodeIdSchema, hintFor: nodeIdSchema.optional() })).max(REPLICAS_MAX),
+    n: z.int().min(1).max(REPLICAS_MAX),
+    w: z.int().min(1).max(REPLICAS_MAX),
+  })
+  .transform((r): WriteReceipt => {
+    const acks = r.acks.map((a) => ackOf(a.node, a.hintFor));
+    return { acks, replicas: replicasIn(acks), n: r.n, w: r.w };
+  }) satisfies z.ZodType<WriteReceipt, pb.WriteReceipt>;
+
+/** A proto `CoordinateResponse` in, the `PeerApi` reply out; `stored` is absent from older nodes. */
+export const coordinateResponseSchema = z
+  .object({
+    context: z.string().max(CONTEXT_CHARS_MAX),
+    stored: writeReceiptSchema.optional(),
+  })
+  .transform(
+    (r): CoordinateReply => (r.stored === undefined ? { context: r.context } : r),
+  ) satisfies z.ZodType<CoordinateReply, pb.CoordinateResponse>;
 
 export const gossipRequestSchema = z.object({ state: clusterStateSchema }) satisfies z.ZodType<
   unknown,
@@ -287,4 +308,17 @@ export function clusterStateToProto(state: ClusterState): pb.ClusterState {
 
 export function coordinateRequestToProto(request: CoordinateRequest): pb.CoordinateRequest {
   return request;
+}
+
+export function coordinateReplyToProto(reply: CoordinateReply): pb.CoordinateResponse {
+  if (reply.stored === undefined) return { context: reply.context };
+  const { acks, n, w } = reply.stored;
+  return {
+    context: reply.context,
+    stored: {
+      acks: acks.map((a) => (a.as === 'hint' ? { node: a.node, hintFor: a.for } : { node: a.node })),
+      n,
+      w,
+    },
+  };
 }

@@ -16,6 +16,7 @@ import type { z } from 'zod';
 import type { Logger } from '../logger.js';
 import {
   clusterStateToProto,
+  coordinateReplyToProto,
   coordinateRequestSchema,
   gossipRequestSchema,
   joinRequestSchema,
@@ -89,8 +90,8 @@ export async function startPeerServer(
       await handler.replicate(key, state, hint);
       return REPLICATED;
     }),
-    coordinate: unary(peerService.coordinate, coordinateRequestSchema, calls, (request) =>
-      handler.coordinate(request),
+    coordinate: unary(peerService.coordinate, coordinateRequestSchema, calls, async (request) =>
+      coordinateReplyToProto(await handler.coordinate(request)),
     ),
     gossip: unary(peerService.gossip, gossipRequestSchema, calls, async ({ state }) => ({
       state: clusterStateToProto(await handler.gossip(state)),

@@ -3,6 +3,7 @@
  * gRPC client implements `PeerClient`. Nothing outside `transport/` sees gRPC.
  */
 import type { ClusterState, Member } from '@tessera/core';
+import type { WriteReceipt } from '../coordinator/receipt.js';
 
 export interface CoordinateRequest {
   readonly key: string;
@@ -18,6 +19,8 @@ export interface CoordinateRequest {
 export interface CoordinateReply {
   /** The context of the version just written. */
   readonly context: string;
+  /** How the write was stored when the coordinator answered; absent from nodes of older versions. */
+  readonly stored?: WriteReceipt;
 }
 
 /** Which live keys of some Merkle buckets a replica holds (anti-entropy). */

@@ -79,6 +79,29 @@ export interface CoordinateRequest {
 export interface CoordinateResponse {
   /** The context of the version just written. */
   readonly context: string;
+  /** How the write was stored when the coordinator answered. Absent from nodes of older versions. */
+  readonly stored?: WriteReceipt | undefined;
+}
+
+/**
+ * A write's receipt: the nodes that had acknowledged it when its coordinator answered (the
+ * coordinator included once its own copy was on disk). Acks that arrive later are not in it.
+ */
+export interface WriteReceipt {
+  readonly acks: readonly WriteAck[];
+  /** Replicas per key. */
+  readonly n: number;
+  /** The write quorum the write waited for. */
+  readonly w: number;
+}
+
+export interface WriteAck {
+  readonly node: string;
+  /**
+   * Set when the node holds the version as a hint (a fallback, sloppy quorum): the replica it is
+   * for. Absent when the node is one of the key's N replicas and stored it in its data.
+   */
+  readonly hintFor?: string | undefined;
 }
 
 export interface GossipRequest {
@@ -551,13 +574,16 @@ export const CoordinateRequest: MessageFns<CoordinateRequest> = {
 };
 
 function createBaseCoordinateResponse(): CoordinateResponse {
-  return { context: "" };
+  return { context: "", stored: undefined };
 }
 
 export const CoordinateResponse: MessageFns<CoordinateResponse> = {
   encode(message: CoordinateResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.context !== "") {
       writer.uint32(10).string(message.context);
+    }
+    if (message.stored !== undefined) {
+      WriteReceipt.encode(message.stored, writer.uint32(18).fork()).join();
     }
     return writer;
   },
@@ -581,6 +607,139 @@ export const CoordinateResponse: MessageFns<CoordinateResponse> = {
             }
 
             message.context = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.stored = WriteReceipt.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+};
+
+function createBaseWriteReceipt(): WriteReceipt {
+  return { acks: [], n: 0, w: 0 };
+}
+
+export const WriteReceipt: MessageFns<WriteReceipt> = {
+  encode(message: WriteReceipt, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.acks) {
+      WriteAck.encode(v!, writer.uint32(10).fork()).join();
+    }
+    if (message.n !== 0) {
+      writer.uint32(16).uint32(message.n);
+    }
+    if (message.w !== 0) {
+      writer.uint32(24).uint32(message.w);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): WriteReceipt {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseWriteReceipt() as any;
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.acks.push(WriteAck.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.n = reader.uint32();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.w = reader.uint32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+};
+
+function createBaseWriteAck(): WriteAck {
+  return { node: "", hintFor: undefined };
+}
+
+export const WriteAck: MessageFns<WriteAck> = {
+  encode(message: WriteAck, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.node !== "") {
+      writer.uint32(10).string(message.node);
+    }
+    if (message.hintFor !== undefined) {
+      writer.uint32(18).string(message.hintFor);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): WriteAck {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseWriteAck() as any;
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.node = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.hintFor = reader.string();
             continue;
           }
         }
