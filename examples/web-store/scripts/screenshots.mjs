@@ -1,6 +1,7 @@
 // Takes the screenshots in docs/images/store-*.png: starts a throwaway three-node cluster and the
 // store on free ports, plays the paper's shopping-cart story in two headless Chromium tabs (one at
-// 1280x800 on n0, one a 390x844 phone on n2), and photographs it at both sizes.
+// 1280x800 on n0, one a 390x844 phone on n2), and photographs it at both sizes; then split-screen
+// with every replica's copy during a split, and the story player narrating.
 // Run after `pnpm build`: node examples/web-store/scripts/screenshots.mjs
 // OUT=dir writes somewhere else; REVIEW=1 also writes full-page pictures of every stage.
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
@@ -151,12 +152,58 @@ try {
   await right.screenshot({ path: join(OUT, 'store-phone-merge.png') });
   await review(left, '3-desktop-merged');
   await review(right, '3-phone-merged');
+  // Split-screen on a fresh cart: the two halves and every node's copy, diverged during a split.
+  await right.close();
+  const split = await (await browser.newContext({ viewport: DESKTOP, deviceScaleFactor: 1 })).newPage();
+  await split.goto(`${url}/c/${cartId}x?view=split`);
+  await split.waitForSelector(`${tid('pane-right')}[data-node="n2"]`);
+  await split.click(tid('pane-left-add-mug'));
+  await split.click(tid('pane-left-add-kettle'));
+  await split.waitForSelector(`${tid('pane-right')} [data-product="kettle"]`);
+  await split.waitForSelector('.replicas-inner[data-agreement="same"]');
+  await split.click(tid('isolate-n0'));
+  await split.waitForSelector('.cluster-inner[data-split="yes"]');
+  await split.click(tid('pane-left-add-lamp'));
+  await split.waitForSelector(`${tid('pane-left')} [data-product="lamp"]`);
+  await split.click(tid('pane-left-remove-kettle'));
+  await split.waitForSelector(`${tid('pane-left')} [data-product="kettle"]`, { state: 'detached' });
+  await split.click(tid('pane-right-add-fern'));
+  await split.click(tid('pane-right-inc-mug'));
+  await split.waitForSelector(`${tid('pane-right')} [data-product="mug"][data-qty="2"]`);
+  await split.waitForSelector('.replicas-inner[data-agreement="diverged"]');
+  await split.waitForSelector(`${tid('replica-n0')} [data-product="lamp"]`);
+  await split.screenshot({ path: join(OUT, 'store-split-screen.png') });
+  const phoneSplit = await (await browser.newContext({ viewport: PHONE, deviceScaleFactor: 1 })).newPage();
+  await phoneSplit.goto(`${url}/c/${cartId}x?view=split`);
+  await phoneSplit.waitForSelector(`${tid('pane-right')} [data-product="fern"]`);
+  await phoneSplit.waitForSelector('.replicas-inner[data-agreement="diverged"]');
+  await phoneSplit.screenshot({ path: join(OUT, 'store-phone-split.png') });
+  await review(split, '5-split-screen');
+  await review(phoneSplit, '5-phone-split');
+  await split.click(tid('heal'));
+  await split.waitForSelector('.replicas-inner[data-agreement="same"]', { timeout: 30_000 });
+  await review(split, '6-split-healed');
+
+  // The story player, at its normal pace, photographed when the replicas have diverged; then Stop.
+  await split.click(tid('story-play'));
+  await split.waitForFunction(
+    () =>
+      document
+        .querySelector('[data-testid="narration"]')
+        ?.textContent?.startsWith('The replicas have diverged'),
+    undefined,
+    { timeout: 90_000 },
+  );
+  await split.evaluate(() => window.scrollTo(0, 0));
+  await split.screenshot({ path: join(OUT, 'store-story.png') });
+  await split.click(tid('story-stop'));
+  await split.waitForSelector(`${tid('narrator')}[data-status="stopped"]`, { timeout: 30_000 });
   if (REVIEW) {
     // The two ends: a projector and the narrowest phone.
     await left.setViewportSize({ width: 1920, height: 1080 });
-    await right.setViewportSize({ width: 360, height: 740 });
+    await phoneSplit.setViewportSize({ width: 360, height: 740 });
     await review(left, '4-projector');
-    await review(right, '4-phone-360');
+    await review(phoneSplit, '4-phone-360');
   }
   process.stdout.write(`screenshots written to ${OUT}\n`);
 } finally {

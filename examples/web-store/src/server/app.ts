@@ -15,6 +15,7 @@ import { registerCartRoutes } from './http/cart-routes.js';
 import { registerClusterRoutes } from './http/cluster-routes.js';
 import { registerErrorHandling } from './http/errors.js';
 import { registerPages } from './http/pages.js';
+import { registerReplicaRoutes } from './http/replica-routes.js';
 import { OrderService } from './orders/service.js';
 import { StoryBook } from './story/book.js';
 import { KeyLock } from './util/key-lock.js';
@@ -55,6 +56,7 @@ export async function createStore(options: StoreOptions): Promise<FastifyInstanc
   registerErrorHandling(app);
   registerCartRoutes(app, { catalog, carts, orders });
   registerClusterRoutes(app, status, control);
+  registerReplicaRoutes(app, nodes, catalog);
   await registerPages(app);
   app.addHook('onClose', async () => nodes.close());
   return app;

@@ -5,12 +5,15 @@
 import type { CartLineView, CartView, ClusterView } from '../shared/api.js';
 import { type Api, ApiError } from './api.js';
 import type { Inflight } from './inflight.js';
-import type { AppState } from './state/app-state.js';
+import type { Panes } from './panes.js';
+import type { AppState, PageMode } from './state/app-state.js';
 import { noteAfter } from './state/checkout.js';
 import { pruned, REMOVED_SHOWN_MS, withRemoved } from './state/removals.js';
 import type { Store } from './state/store.js';
-import { withCart, withCluster } from './state/updates.js';
-import { saveNode } from './tab.js';
+import { withCart, withCluster, withSecondNode } from './state/updates.js';
+import { StoryPlayer } from './story/player.js';
+import { storySpeed } from './story/timing.js';
+import { saveMode, saveNode } from './tab.js';
 import { toast } from './toast.js';
 
 export interface Actions {
@@ -31,13 +34,36 @@ export interface Actions {
   readonly showMerge: () => void;
   readonly toggleGuide: (open: boolean) => void;
   readonly togglePast: (open: boolean) => void;
+  /** The right half of the split screen: its cart changes and its node. */
+  readonly second: SecondHandlers;
+  readonly setMode: (mode: PageMode) => void;
+  /** Opens a fresh cart in split-screen that plays the story. */
+  readonly play: () => void;
+  /** Plays the story on this page (it must be in split-screen). */
+  readonly playHere: () => void;
+  readonly stopStory: () => void;
+  readonly dismissStory: () => void;
+}
+
+export interface SecondHandlers {
+  readonly add: (productId: string) => void;
+  readonly setQuantity: (line: CartLineView, quantity: number) => void;
+  readonly remove: (line: CartLineView) => void;
+  readonly pick: (node: string) => void;
 }
 
 function scrollTo(id: string): void {
   document.getElementById(id)?.scrollIntoView({ behavior: 'smooth', block: 'start' });
 }
 
-export function createActions(store: Store<AppState>, api: Api, inflight: Inflight): Actions {
+export function createActions(
+  store: Store<AppState>,
+  api: Api,
+  inflight: Inflight,
+  panes: Panes,
+  refresh: () => Promise<void>,
+  refreshReplicas: () => Promise<void>,
+): Actions {
   const act = async <T>(run: () => Promise<T>, done: (result: T) => void): Promise<void> => {
     try {
       done(await inflight.run(run));
@@ -46,7 +72,11 @@ export function createActions(store: Store<AppState>, api: Api, inflight: Inflig
       toast(err instanceof ApiError ? `${err.message} (${err.code})` : String(err));
     }
   };
-  const changed = (cart: CartView): void => store.update((s) => withCart(s, cart, true));
+  const changed = (cart: CartView): void => {
+    store.update((s) => withCart(s, cart, true));
+    // Every node's copy changed too: read them now rather than at the next poll.
+    void refreshReplicas().catch(() => {});
+  };
   const clusterChanged = (view: ClusterView): void => store.update((s) => withCluster(s, view));
 
   function pick(node: string): void {
@@ -57,6 +87,24 @@ export function createActions(store: Store<AppState>, api: Api, inflight: Inflig
       (cart) => store.update((s) => withCart(s, cart, false)),
     );
   }
+
+  const report = (err: unknown): void => {
+    toast(err instanceof ApiError ? `${err.message} (${err.code})` : String(err));
+  };
+  const player = new StoryPlayer(
+    store,
+    () => ({
+      store,
+      left: panes.left,
+      right: panes.right,
+      isolate: async (id) => clusterChanged(await api.split(id)),
+      heal: async () => clusterChanged(await api.heal()),
+      refresh,
+      showMerge: () => scrollTo('reconciliation'),
+      speed: storySpeed(location.search),
+    }),
+    async () => clusterChanged(await api.heal()),
+  );
 
   const remove = (line: CartLineView): void => {
     store.update((s) => ({ ...s, removed: withRemoved(s.removed, line, Date.now()) }));
@@ -117,5 +165,20 @@ export function createActions(store: Store<AppState>, api: Api, inflight: Inflig
     showMerge: () => scrollTo('reconciliation'),
     toggleGuide: (open) => store.update((s) => ({ ...s, ui: { ...s.ui, guideOpen: open } })),
     togglePast: (open) => store.update((s) => ({ ...s, ui: { ...s.ui, pastOpen: open } })),
+    second: {
+      add: (id) => void panes.right.add(id).catch(report),
+      setQuantity: (line, q) =>
+        void (q <= 0 ? panes.right.remove(line.productId) : panes.right.set(line.productId, q)).catch(report),
+      remove: (line) => void panes.right.remove(line.productId).catch(report),
+      pick: (node) => store.update((s) => withSecondNode(s, node)),
+    },
+    setMode: (mode) => {
+      saveMode(mode);
+      store.update((s) => ({ ...s, ui: { ...s.ui, mode } }));
+    },
+    play: () => StoryPlayer.openFresh(),
+    playHere: () => void player.play(),
+    stopStory: () => player.stop(),
+    dismissStory: () => store.update((s) => ({ ...s, narration: undefined })),
   };
 }

@@ -1,5 +1,13 @@
 /** Calls to the store's API, each tagged with this tab's id and the node it talks to. */
-import type { CartView, CheckoutResult, ClusterView, ErrorBody, OrdersView, Product } from '../shared/api.js';
+import type {
+  CartView,
+  CheckoutResult,
+  ClusterView,
+  ErrorBody,
+  OrdersView,
+  Product,
+  ReplicasView,
+} from '../shared/api.js';
 
 export class ApiError extends Error {
   constructor(
@@ -78,6 +86,11 @@ export class Api {
 
   orders(): Promise<OrdersView> {
     return this.call('GET', `${this.cart}/orders`);
+  }
+
+  /** Every node's own copy of the cart (no quorum). */
+  replicas(): Promise<ReplicasView> {
+    return this.call('GET', `${this.cart}/replicas`);
   }
 
   cluster(): Promise<ClusterView> {

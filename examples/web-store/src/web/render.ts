@@ -7,6 +7,7 @@ import { mount } from './dom.js';
 import type { AppState } from './state/app-state.js';
 import { ordersFromElsewhere } from './state/checkout.js';
 import { rows } from './state/removals.js';
+import { summarize } from './state/replicas.js';
 import { otherNode, showPastMerge, thisNode } from './state/select.js';
 import { shareUrl } from './tab.js';
 import { cartView } from './views/cart.js';
@@ -15,6 +16,9 @@ import { clusterView, showAsOf, timeless } from './views/cluster/panel.js';
 import { guideView } from './views/guide.js';
 import { headerCart } from './views/header.js';
 import { liveReconciliation, pastReconciliation } from './views/reconcile/panel.js';
+import { replicasView } from './views/replicas.js';
+import { splitScreen } from './views/split-screen.js';
+import { storyBar } from './views/story-bar.js';
 import { tabNodeView } from './views/tab-node.js';
 
 export function createRenderer(on: Actions): (state: AppState) => void {
@@ -77,6 +81,27 @@ export function createRenderer(on: Actions): (state: AppState) => void {
       },
     );
     section('catalog', [state.products, cart?.items], () => catalogView(state.products, cart, on.add));
+    document.body.dataset.mode = state.ui.mode;
+    section('story', [state.ui.mode, state.narration], () => storyBar(state.ui.mode, state.narration, on));
+    const replicas = summarize(state.replicas, view);
+    section('replicas', replicas, () => replicasView(replicas));
+    const split = state.ui.mode === 'split';
+    const left = {
+      side: 'left' as const,
+      node: here,
+      choices: nodeIds.filter((id) => id !== state.second.node),
+      cart,
+    };
+    const right = {
+      side: 'right' as const,
+      node: state.second.node,
+      choices: nodeIds.filter((id) => id !== here),
+      cart: state.second.cart,
+    };
+    const paneOn = { left: { ...on, pick: on.pick }, right: on.second };
+    section('split-screen', split ? [left, right, state.products] : null, () =>
+      split ? splitScreen(left, right, state.products, paneOn) : null,
+    );
     const panel = {
       cart,
       rows: cart === undefined ? [] : rows(cart, state.removed, Date.now()),

@@ -50,3 +50,34 @@ export function tabId(): string {
   sessionStorage.setItem(TAB_KEY, id);
   return id;
 }
+
+/** A new cart id, as the store makes them (12 characters of base64url). */
+export function newCartId(): string {
+  const bytes = crypto.getRandomValues(new Uint8Array(9));
+  return btoa(String.fromCharCode(...bytes))
+    .replaceAll('+', '-')
+    .replaceAll('/', '_');
+}
+
+/** `?view=split`: the split-screen page. */
+export function initialMode(): 'shop' | 'split' {
+  return new URLSearchParams(location.search).get('view') === 'split' ? 'split' : 'shop';
+}
+
+/** `?play=1`: play the story once the page has loaded (dropped from the address, so a reload does not). */
+export function takePlay(): boolean {
+  const params = new URLSearchParams(location.search);
+  if (params.get('play') !== '1') return false;
+  params.delete('play');
+  history.replaceState(null, '', `${location.pathname}?${params.toString()}`);
+  return true;
+}
+
+/** Switches the address between the shop and split-screen, without reloading. */
+export function saveMode(mode: 'shop' | 'split'): void {
+  const params = new URLSearchParams(location.search);
+  if (mode === 'split') params.set('view', 'split');
+  else params.delete('view');
+  const query = params.toString();
+  history.replaceState(null, '', `${location.pathname}${query === '' ? '' : `?${query}`}`);
+}

@@ -1,6 +1,7 @@
 /** What the page knows, in one place (see store.ts). */
-import type { CartView, ClusterView, Order, Product } from '../../shared/api.js';
+import type { CartView, ClusterView, Order, Product, ReplicasView } from '../../shared/api.js';
 import type { CheckoutNote } from './checkout.js';
+import type { Narration } from './narration.js';
 import type { RemovedLine } from './removals.js';
 
 /** The cluster picture the store last answered, and whether the last poll of it failed since. */
@@ -25,10 +26,27 @@ export interface AppState {
   readonly removed: readonly RemovedLine[];
   /** Checkouts in flight. */
   readonly checkingOut: number;
-  readonly ui: { readonly guideOpen: boolean; readonly pastOpen: boolean };
+  readonly ui: { readonly guideOpen: boolean; readonly pastOpen: boolean; readonly mode: PageMode };
+  /** Every node's own copy of the cart, as the store last read them. */
+  readonly replicas: ReplicasView | undefined;
+  /** Split-screen: the second cart on the page, a tab of its own bound to another node. */
+  readonly second: SecondPane;
+  /** The story player, while it plays and after. */
+  readonly narration: Narration | undefined;
 }
 
-export function initialState(cartId: string, tab: AppState['tab']): AppState {
+/** shop: the catalog and the cart; split: the same cart twice, through two nodes, side by side. */
+export type PageMode = 'shop' | 'split';
+
+export interface SecondPane {
+  /** Its own tab id: the store's story counts it as a second tab. */
+  readonly id: string;
+  /** The node it talks to; undefined until the page knows the nodes. */
+  readonly node: string | undefined;
+  readonly cart: CartView | undefined;
+}
+
+export function initialState(cartId: string, tab: AppState['tab'], mode: PageMode = 'shop'): AppState {
   return {
     cartId,
     tab,
@@ -40,6 +58,9 @@ export function initialState(cartId: string, tab: AppState['tab']): AppState {
     knownOrders: undefined,
     removed: [],
     checkingOut: 0,
-    ui: { guideOpen: true, pastOpen: false },
+    ui: { guideOpen: true, pastOpen: false, mode },
+    replicas: undefined,
+    second: { id: `${tab.id}-2`, node: undefined, cart: undefined },
+    narration: undefined,
   };
 }

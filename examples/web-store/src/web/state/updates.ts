@@ -1,5 +1,5 @@
 /** How an answer of the store changes the state. Pure. */
-import type { CartView, ClusterView } from '../../shared/api.js';
+import type { CartView, ClusterView, ReplicasView } from '../../shared/api.js';
 import type { AppState } from './app-state.js';
 import { knownAfter } from './checkout.js';
 import { pruned } from './removals.js';
@@ -21,4 +21,22 @@ export function withCluster(state: AppState, view: ClusterView): AppState {
 /** A poll of the cluster failed: keep the last picture, marked stale. */
 export function clusterStale(state: AppState): AppState {
   return state.cluster === undefined ? state : { ...state, cluster: { ...state.cluster, stale: true } };
+}
+
+/** The second pane's cart answer. */
+export function withSecond(state: AppState, cart: CartView): AppState {
+  return { ...state, second: { ...state.second, cart } };
+}
+
+/** The second pane talks to `node` now; its cart is read again from there. */
+export function withSecondNode(state: AppState, node: string): AppState {
+  return state.second.node === node
+    ? state
+    : { ...state, second: { ...state.second, node, cart: undefined } };
+}
+
+export function withReplicas(state: AppState, replicas: ReplicasView): AppState {
+  const known = state.replicas?.observedAt;
+  // An answer to an older poll does not replace a newer one.
+  return known !== undefined && known > replicas.observedAt ? state : { ...state, replicas };
 }

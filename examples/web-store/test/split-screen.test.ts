@@ -1,0 +1,190 @@
+/**
+ * What each replica holds, split-screen and the story player, in Chromium against a real
+ * three-node cluster (issue 17, part 5): one page with the cart through two nodes side by side,
+ * every node's own copy diverging during a split and converging after the heal; the same page at
+ * 390 px, stacked; "Play the story" run to its end at `?storySpeed=fast`, and stopped halfway, both
+ * leaving the cluster healed.
+ */
+import { type Browser, chromium, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ClusterView } from '../src/shared/api.js';
+import { CHROMIUM_ARGS, type Harness, newCartId, startHarness } from './harness.js';
+import { attr, box, clusterContradictions, count, text, tid, until } from './page.js';
+
+const SHOWN_MS = 10_000;
+/** Deadline for a healed cluster's replicas to hold the same versions again. */
+const CONVERGED_MS = 25_000;
+/** Deadline for the story player at ?storySpeed=fast, to its end. */
+const STORY_MS = 60_000;
+
+let h: Harness;
+let browser: Browser;
+const errors: string[] = [];
+
+beforeAll(async () => {
+  [h, browser] = await Promise.all([
+    startHarness(),
+    chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS }),
+  ]);
+}, 60_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await h?.close();
+});
+
+async function open(path: string, viewport = { width: 1280, height: 800 }): Promise<Page> {
+  const context = await browser.newContext({ viewport });
+  const page = await context.newPage();
+  page.on('pageerror', (err) => errors.push(err.message));
+  await page.goto(`${h.url}${path}`);
+  await attr(page, 'body', 'data-count', '', SHOWN_MS, true);
+  return page;
+}
+
+async function cluster(): Promise<ClusterView> {
+  return (await (await fetch(`${h.url}/api/cluster`)).json()) as ClusterView;
+}
+
+const pane = (side: 'left' | 'right'): string => tid(`pane-${side}`);
+const paneItem = (side: 'left' | 'right', id: string): string => `${pane(side)} [data-product="${id}"]`;
+const replicaItem = (node: string, id: string): string => `${tid(`replica-${node}`)} [data-product="${id}"]`;
+const agreement = (page: Page, value: string, timeout = SHOWN_MS): Promise<void> =>
+  attr(page, '.replicas-inner', 'data-agreement', value, timeout);
+
+/** Every node card shows the items, and none of the others. */
+async function replicasHold(
+  page: Page,
+  nodes: string[],
+  present: string[],
+  absent: string[],
+  timeout = SHOWN_MS,
+) {
+  for (const node of nodes) {
+    for (const id of present) await count(page, replicaItem(node, id), 1, timeout);
+    for (const id of absent) await count(page, replicaItem(node, id), 0, timeout);
+  }
+}
+
+describe('what each replica holds, split-screen and the story player', () => {
+  const cartId = newCartId();
+  let page: Page;
+
+  it('shows the cart through two nodes side by side, and every node’s copy diverging in a split', async () => {
+    page = await open(`/c/${cartId}?view=split`);
+    // The left half is this tab, pinned to n0 (it was on auto); the right half talks to n2.
+    await attr(page, pane('left'), 'data-node', 'n0', SHOWN_MS);
+    await attr(page, pane('right'), 'data-node', 'n2', SHOWN_MS);
+    const [l, r] = [await box(page, pane('left')), await box(page, pane('right'))];
+    expect(r.top).toBeCloseTo(l.top, 0);
+    expect(r.left).toBeGreaterThan(l.right);
+    // No shop in split-screen: the halves have their own buttons.
+    expect(await page.isVisible(tid('product-mug'))).toBe(false);
+
+    await page.click(tid('pane-left-add-mug'));
+    await count(page, paneItem('right', 'mug'), 1, SHOWN_MS);
+    await agreement(page, 'same');
+    await replicasHold(page, ['n0', 'n1', 'n2'], ['mug'], []);
+    await text(page, tid('replicas-headline'), 'All 3 nodes hold the same cart.', SHOWN_MS);
+
+    await page.click(tid('isolate-n0'));
+    await attr(page, '.cluster-inner', 'data-split', 'yes', SHOWN_MS);
+    await page.click(tid('pane-left-add-lamp'));
+    await count(page, paneItem('left', 'lamp'), 1, SHOWN_MS);
+    await page.click(tid('pane-right-add-fern'));
+    await count(page, paneItem('right', 'fern'), 1, SHOWN_MS);
+    // Each half sees only its side; each node holds only its side's changes, and says so.
+    await count(page, paneItem('left', 'fern'), 0, SHOWN_MS);
+    await count(page, paneItem('right', 'lamp'), 0, SHOWN_MS);
+    await agreement(page, 'diverged');
+    await replicasHold(page, ['n0'], ['mug', 'lamp'], ['fern']);
+    await replicasHold(page, ['n1', 'n2'], ['mug', 'fern'], ['lamp']);
+    const group = (node: string) => page.getAttribute(tid(`replica-${node}`), 'data-group');
+    expect(await group('n1')).toBe(await group('n2'));
+    expect(await group('n0')).not.toBe(await group('n1'));
+    await text(page, tid('replica-note-n0'), 'n0 has not received the Potted fern yet.', SHOWN_MS);
+    await text(page, tid('replica-note-n2'), 'n2 has not received the Desk lamp yet.', SHOWN_MS);
+    await text(page, tid('replicas-headline'), 'The split keeps them apart.', SHOWN_MS, true);
+    expect(await clusterContradictions(page)).toEqual([]);
+  });
+
+  it('converges after the heal: every node holds both sides’ changes, and both halves show the merge', async () => {
+    await page.click(tid('heal'));
+    await attr(page, '.cluster-inner', 'data-split', 'no', SHOWN_MS);
+    await agreement(page, 'same', CONVERGED_MS);
+    await replicasHold(page, ['n0', 'n1', 'n2'], ['mug', 'lamp', 'fern'], []);
+    for (const side of ['left', 'right'] as const)
+      for (const id of ['mug', 'lamp', 'fern']) await count(page, paneItem(side, id), 1, CONVERGED_MS);
+    // Keep the merge: one version everywhere.
+    await count(page, tid('resolve'), 1, CONVERGED_MS);
+    await page.click(tid('resolve'));
+    await until(
+      page,
+      'every node holds one version',
+      () =>
+        Array.from(document.querySelectorAll<HTMLElement>('[data-testid^="replica-n"]')).every(
+          (el) => el.dataset.versions === '1',
+        ),
+      CONVERGED_MS,
+    );
+    await agreement(page, 'same', CONVERGED_MS);
+  });
+
+  it('stacks the two halves and the replicas on a 390 px phone', async () => {
+    const phone = await open(`/c/${cartId}?view=split`, { width: 390, height: 844 });
+    await attr(phone, pane('right'), 'data-node', 'n2', SHOWN_MS);
+    await count(phone, paneItem('right', 'lamp'), 1, SHOWN_MS);
+    const [l, r] = [await box(phone, pane('left')), await box(phone, pane('right'))];
+    expect(r.top).toBeGreaterThanOrEqual(l.bottom);
+    expect(r.width).toBeGreaterThan(330);
+    const [n0, n1] = [await box(phone, tid('replica-n0')), await box(phone, tid('replica-n1'))];
+    expect(n1.top).toBeGreaterThanOrEqual(n0.bottom);
+    expect(await phone.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+    expect((await box(phone, '.topbar')).height).toBeLessThanOrEqual(64);
+    await phone.context().close();
+    await page.context().close();
+  });
+
+  it('plays the story hands-free to its end, and leaves the cluster healed', async () => {
+    const start = await open(`/c/${newCartId()}?storySpeed=fast`);
+    await start.click(tid('story-play'));
+    // A fresh cart in split-screen, playing.
+    await start.waitForURL((url) => url.searchParams.get('view') === 'split', { timeout: SHOWN_MS });
+    expect(new URL(start.url()).pathname).not.toContain(cartId);
+    await attr(start, tid('narrator'), 'data-status', 'done', STORY_MS);
+    expect((await cluster()).split).toBeNull();
+    await text(start, tid('guide-count'), '5/5', SHOWN_MS);
+    await agreement(start, 'same', SHOWN_MS);
+    for (const side of ['left', 'right'] as const) {
+      for (const id of ['lamp', 'fern']) await count(start, paneItem(side, id), 1, SHOWN_MS);
+      await attr(start, paneItem(side, 'mug'), 'data-qty', '2', SHOWN_MS);
+      await count(start, paneItem(side, 'kettle'), 0, SHOWN_MS);
+    }
+    await count(start, tid('reconciliation'), 1, SHOWN_MS);
+    await start.context().close();
+  });
+
+  it('stops the story on Stop, and heals the cluster it had split', async () => {
+    const start = await open(`/c/${newCartId()}?storySpeed=fast`);
+    // Holds the story's first write of the split (the lamp, on n0) until Stop is pressed.
+    let release = (): void => {};
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    await start.route('**/items', async (route) => {
+      if (route.request().postData()?.includes('lamp') === true) await held;
+      await route.continue();
+    });
+    await start.click(tid('story-play'));
+    await attr(start, tid('narrator'), 'data-step', '4', STORY_MS);
+    expect((await cluster()).split).not.toBeNull();
+    await start.click(tid('story-stop'));
+    release();
+    await attr(start, tid('narrator'), 'data-status', 'stopped', SHOWN_MS);
+    await text(start, tid('narration'), 'Stopped. The cluster is healed.', SHOWN_MS);
+    expect((await cluster()).split).toBeNull();
+    await attr(start, '.cluster-inner', 'data-split', 'no', SHOWN_MS);
+    await start.context().close();
+    expect(errors).toEqual([]);
+  });
+});
