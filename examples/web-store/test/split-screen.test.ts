@@ -89,10 +89,14 @@ describe('what each replica holds, split-screen and the story player', () => {
 
     await page.click(tid('isolate-n0'));
     await attr(page, '.cluster-inner', 'data-split', 'yes', SHOWN_MS);
+    await attr(page, tid('pane-left-saved'), 'data-kind', 'saved', SHOWN_MS);
     await page.click(tid('pane-left-add-lamp'));
     await count(page, paneItem('left', 'lamp'), 1, SHOWN_MS);
+    await text(page, tid('pane-left-saved'), 'saved on n0 only — 1 of 3 replicas', SHOWN_MS, true);
     await page.click(tid('pane-right-add-fern'));
     await count(page, paneItem('right', 'fern'), 1, SHOWN_MS);
+    await attr(page, tid('pane-right-saved'), 'data-kind', 'saved', SHOWN_MS);
+    await attr(page, tid('pane-left-saved'), 'data-kind', 'minority', SHOWN_MS);
     // Each half sees only its side; each node holds only its side's changes, and says so.
     await count(page, paneItem('left', 'fern'), 0, SHOWN_MS);
     await count(page, paneItem('right', 'lamp'), 0, SHOWN_MS);
@@ -113,6 +117,7 @@ describe('what each replica holds, split-screen and the story player', () => {
     await attr(page, '.cluster-inner', 'data-split', 'no', SHOWN_MS);
     await agreement(page, 'same', CONVERGED_MS);
     await replicasHold(page, ['n0', 'n1', 'n2'], ['mug', 'lamp', 'fern'], []);
+    await text(page, tid('pane-left-saved'), 'now on all 3 replicas', SHOWN_MS, true);
     for (const side of ['left', 'right'] as const)
       for (const id of ['mug', 'lamp', 'fern']) await count(page, paneItem(side, id), 1, CONVERGED_MS);
     // Keep the merge: one version everywhere.
@@ -147,6 +152,15 @@ describe('what each replica holds, split-screen and the story player', () => {
 
   it('plays the story hands-free to its end, and leaves the cluster healed', async () => {
     const start = await open(`/c/${newCartId()}?storySpeed=fast`);
+    // Every sentence the narrator shows, however briefly, in the page the story opens.
+    await start.context().addInitScript(() => {
+      const said: string[] = [];
+      Object.assign(window, { said });
+      new MutationObserver(() => {
+        const t = document.querySelector('[data-testid="narration"]')?.textContent ?? '';
+        if (t !== '' && said.at(-1) !== t) said.push(t);
+      }).observe(document, { subtree: true, childList: true, characterData: true });
+    });
     await start.click(tid('story-play'));
     // A fresh cart in split-screen, playing.
     await start.waitForURL((url) => url.searchParams.get('view') === 'split', { timeout: SHOWN_MS });
@@ -161,6 +175,12 @@ describe('what each replica holds, split-screen and the story player', () => {
       await count(start, paneItem(side, 'kettle'), 0, SHOWN_MS);
     }
     await count(start, tid('reconciliation'), 1, SHOWN_MS);
+    // The narrator pointed at n0's write without a quorum, and at the note once every node had it.
+    const said = await start.evaluate(() => (window as unknown as { said: string[] }).said);
+    expect(said.some((t) => t.includes('Notice under the left half'))).toBe(true);
+    expect(said.some((t) => t.includes('“saved on n0 only — 1 of 3 replicas”'))).toBe(true);
+    expect(said.some((t) => t.includes('now reads “now on all 3 replicas”'))).toBe(true);
+    await text(start, tid('pane-left-saved'), 'now on all 3 replicas', SHOWN_MS, true);
     await start.context().close();
   });
 

@@ -118,6 +118,11 @@ describe('the paper’s story in two tabs: 1280x800 and a 390x844 phone', () => 
     await left.click(tid('remove-mug'));
     await count(left, line('mug'), 0, SHOWN_MS);
     await attr(left, tid('served-by'), 'data-degraded', 'true', SHOWN_MS);
+    // n0 wrote alone (W=1): the cart says so, and the replicas view agrees that n1 and n2 lack it.
+    await attr(left, tid('saved-note'), 'data-kind', 'minority', SHOWN_MS);
+    await text(left, tid('saved-note'), 'saved on n0 only — 1 of 3 replicas', SHOWN_MS, true);
+    await text(left, tid('saved-note'), 'hinted handoff and anti-entropy', SHOWN_MS, true);
+    await attr(left, tid('replica-n1'), 'data-behind', 'true', SHOWN_MS);
     // One side wrote: not yet step 4, in either tab.
     await text(
       right,
@@ -130,6 +135,11 @@ describe('the paper’s story in two tabs: 1280x800 and a 390x844 phone', () => 
     await add(right, 'fern');
     await right.click(tid('inc-mug'));
     await text(right, tid('qty-mug'), '2', SHOWN_MS);
+    // n2 still makes a quorum with n1: plainly "saved" (2 of 3 replicas), no warning.
+    await attr(right, tid('saved-note'), 'data-kind', 'saved', SHOWN_MS);
+    await text(right, `${tid('saved-note')} .saved-text`, 'saved', SHOWN_MS, true);
+    expect(await right.getAttribute(tid('saved-note'), 'title')).toContain('2 of 3 replicas');
+    await count(right, '.saved-note.minority', 0, SHOWN_MS);
     for (const page of [left, right]) await stepsDone(page, [1, 2, 3, 4]);
     // The sides really are apart: each sees only its own changes.
     await expectItems(left, ['lamp'], ['fern', 'kettle', 'mug']);
@@ -172,6 +182,10 @@ describe('the paper’s story in two tabs: 1280x800 and a 390x844 phone', () => 
       await count(page, tid('guide-isolate'), 0, SHOWN_MS);
     }
     expect(await storedCart(h.tessera, cartId)).toHaveLength(2);
+    // Once every node holds n0's write, as the replicas view shows, the note says so.
+    await attr(left, tid('saved-note'), 'data-kind', 'everywhere', CONVERGED_MS);
+    await text(left, tid('saved-note'), 'now on all 3 replicas', SHOWN_MS, true);
+    await attr(left, '.replicas-inner', 'data-agreement', 'same', SHOWN_MS);
 
     // The phone tab: a header button (and the cart's label, a button too) leads to the merge, and
     // the merge is laid out for 390 px.

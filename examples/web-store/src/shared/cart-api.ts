@@ -16,6 +16,29 @@ export interface ServedBy {
   readonly note: string;
 }
 
+/** A node that acknowledged a write: one of the cart's replicas, or a stand-in holding a hint for one. */
+export type StoredAck =
+  | { readonly node: string; readonly as: 'replica' }
+  | { readonly node: string; readonly as: 'hint'; readonly for: string };
+
+/**
+ * How a write was stored, as the node that coordinated it knew when it answered (the client's
+ * `WriteReceipt`): acks that came later are missing, so it can under-count, never over-count.
+ */
+export interface WriteStored {
+  readonly acks: readonly StoredAck[];
+  /** How many of the cart's N replicas had stored it. */
+  readonly replicas: number;
+  /** Replicas per key. */
+  readonly n: number;
+  /** The write quorum the write waited for (1 on the minority side of a split). */
+  readonly w: number;
+  /** The node that coordinated the write. */
+  readonly via: string;
+  /** When the store got the answer (ISO time, the store's clock: compare with a replica's readAt). */
+  readonly at: string;
+}
+
 export interface CartLineView {
   readonly productId: string;
   readonly name: string;
@@ -41,6 +64,11 @@ export interface CartView {
   /** Who has this cart open, who wrote to it and when, and how far the guide's story got. */
   readonly story: CartStory;
   readonly servedBy: ServedBy;
+  /**
+   * Only in the answer to a change that wrote the cart: how that write was stored; null when the
+   * node did not say (an older node, or a write retried without a quorum). Absent otherwise.
+   */
+  readonly stored?: WriteStored | null;
 }
 
 export interface OrderLine {

@@ -8,6 +8,7 @@ import type { AppState } from './state/app-state.js';
 import { ordersFromElsewhere } from './state/checkout.js';
 import { rows } from './state/removals.js';
 import { summarize } from './state/replicas.js';
+import { savedText } from './state/saved.js';
 import { otherNode, showPastMerge, thisNode } from './state/select.js';
 import { shareUrl } from './tab.js';
 import { cartView } from './views/cart.js';
@@ -86,17 +87,21 @@ export function createRenderer(on: Actions): (state: AppState) => void {
     const replicas = summarize(state.replicas, view);
     section('replicas', replicas, () => replicasView(replicas));
     const split = state.ui.mode === 'split';
+    const apart = view?.split != null;
+    const saved = savedText(state.saved, apart);
     const left = {
       side: 'left' as const,
       node: here,
       choices: nodeIds.filter((id) => id !== state.second.node),
       cart,
+      saved,
     };
     const right = {
       side: 'right' as const,
       node: state.second.node,
       choices: nodeIds.filter((id) => id !== here),
       cart: state.second.cart,
+      saved: savedText(state.second.saved, apart),
     };
     const paneOn = { left: { ...on, pick: on.pick }, right: on.second };
     section('split-screen', split ? [left, right, state.products] : null, () =>
@@ -111,6 +116,7 @@ export function createRenderer(on: Actions): (state: AppState) => void {
       shareUrl: shareUrl(cartId),
       openIn: nodeIds.filter((id) => id !== here).map((id) => ({ id, url: shareUrl(cartId, id) })),
       busy: state.checkingOut > 0,
+      saved,
     };
     section('cart', panel, () => cartView(panel, on));
     document.body.dataset.versions = String(cart?.versions ?? 0);

@@ -14,6 +14,7 @@ import { BoundedMap } from '../util/bounded-map.js';
 import type { KeyLock } from '../util/key-lock.js';
 import { explain, type Provenance } from './explain.js';
 import type { Journal, JournalEntry } from './journal.js';
+import { withStored } from './stored.js';
 
 export const cartKey = (cartId: string): string => `cart:${cartId}`;
 
@@ -73,7 +74,8 @@ export class CartService {
       });
       const { outcome, now } = served.value;
       this.remember(cartId, change, outcome, served.servedBy, asker.tab);
-      return this.render(cartId, now, served.servedBy, asker.tab);
+      const view = this.render(cartId, now, served.servedBy, asker.tab);
+      return withStored(view, outcome, served.servedBy.nodeId);
     });
   }
 

@@ -5,7 +5,7 @@
  * side of a split cannot. That is Dynamo's "always writeable" cart (paper 4.4): the write lands on
  * the side the customer can reach, and the versions are reconciled when the sides meet again.
  */
-import { canonical, type GetResult, type Resolver, TesseraError } from '@tessera/client';
+import { canonical, type GetResult, type Resolver, TesseraError, type WriteReceipt } from '@tessera/client';
 import type { ServedBy } from '../../shared/api.js';
 import { StoreError } from '../http/errors.js';
 import type { NodeDirectory, NodeEntry } from './directory.js';
@@ -43,6 +43,8 @@ export interface UpdateOutcome<T> {
   /** The value written, or the current one when there was nothing to write. */
   readonly after: T | undefined;
   readonly wrote: boolean;
+  /** How the write was stored, when it wrote and its node said (not for a write retried degraded). */
+  readonly stored?: WriteReceipt | undefined;
 }
 
 /** Reads and writes on one node, remembering whether it had to do without a quorum. */
@@ -87,11 +89,11 @@ export class NodeSession {
       if (after === undefined || unchanged)
         return landed ?? { read, before, after: after ?? before, wrote: false };
       try {
-        await this.node.client.put<T>(key, after, {
+        const put = await this.node.client.put<T>(key, after, {
           context: read.context,
           ...(this.degraded ? { w: 1 } : {}),
         });
-        return { read, before, after, wrote: true };
+        return { read, before, after, wrote: true, stored: put.stored };
       } catch (err) {
         if (!isQuorumShort(err) || !this.mayDegrade || this.degraded || round > 0) throw err;
         this.degraded = true;

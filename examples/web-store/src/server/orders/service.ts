@@ -11,6 +11,7 @@ import { type Cart, cart, type Resolver, resolvers } from '@tessera/client';
 import { z } from 'zod';
 import type { CheckoutResult, Order, OrderLine } from '../../shared/api.js';
 import { type Asker, type CartService, cartKey, resolveCart } from '../cart/service.js';
+import { withStored } from '../cart/stored.js';
 import type { Catalog } from '../catalog/catalog.js';
 import { merge, type NodeSession, type StoreAccess } from '../cluster/access.js';
 import { StoreError } from '../http/errors.js';
@@ -98,7 +99,8 @@ export class OrderService {
         });
       }
       carts.remember(cartId, { kind: 'checkout' }, outcome, served.servedBy, asker.tab);
-      return { order, replayed, cart: carts.render(cartId, now, served.servedBy, asker.tab) };
+      const view = carts.render(cartId, now, served.servedBy, asker.tab);
+      return { order, replayed, cart: withStored(view, outcome, served.servedBy.nodeId) };
     });
   }
 

@@ -3,6 +3,7 @@ import type { CartView, ClusterView, Order, Product, ReplicasView } from '../../
 import type { CheckoutNote } from './checkout.js';
 import type { Narration } from './narration.js';
 import type { RemovedLine } from './removals.js';
+import type { SavedWrite } from './saved.js';
 
 /** The cluster picture the store last answered, and whether the last poll of it failed since. */
 export interface ClusterSnapshot {
@@ -27,6 +28,8 @@ export interface AppState {
   /** Checkouts in flight. */
   readonly checkingOut: number;
   readonly ui: { readonly guideOpen: boolean; readonly pastOpen: boolean; readonly mode: PageMode };
+  /** How this tab's last write of the cart was stored (the "saved on n0 only" note). */
+  readonly saved: SavedWrite | undefined;
   /** Every node's own copy of the cart, as the store last read them. */
   readonly replicas: ReplicasView | undefined;
   /** Split-screen: the second cart on the page, a tab of its own bound to another node. */
@@ -44,6 +47,8 @@ export interface SecondPane {
   /** The node it talks to; undefined until the page knows the nodes. */
   readonly node: string | undefined;
   readonly cart: CartView | undefined;
+  /** How this half's last write was stored. */
+  readonly saved: SavedWrite | undefined;
 }
 
 export function initialState(cartId: string, tab: AppState['tab'], mode: PageMode = 'shop'): AppState {
@@ -59,8 +64,9 @@ export function initialState(cartId: string, tab: AppState['tab'], mode: PageMod
     removed: [],
     checkingOut: 0,
     ui: { guideOpen: true, pastOpen: false, mode },
+    saved: undefined,
     replicas: undefined,
-    second: { id: `${tab.id}-2`, node: undefined, cart: undefined },
+    second: { id: `${tab.id}-2`, node: undefined, cart: undefined, saved: undefined },
     narration: undefined,
   };
 }

@@ -3,12 +3,14 @@ import type { CartView, ClusterView, ReplicasView } from '../../shared/api.js';
 import type { AppState } from './app-state.js';
 import { knownAfter } from './checkout.js';
 import { pruned } from './removals.js';
+import { savedAfter, savedSeen } from './saved.js';
 
 /** The state after a cart answer. `acted`: this tab changed the cart, so past orders are not news. */
 export function withCart(state: AppState, cart: CartView, acted: boolean): AppState {
   return {
     ...state,
     cart,
+    saved: savedAfter(state.saved, cart),
     knownOrders: knownAfter(state.knownOrders, cart.story, acted || state.knownOrders === undefined),
     removed: pruned(state.removed, Date.now()),
   };
@@ -25,7 +27,7 @@ export function clusterStale(state: AppState): AppState {
 
 /** The second pane's cart answer. */
 export function withSecond(state: AppState, cart: CartView): AppState {
-  return { ...state, second: { ...state.second, cart } };
+  return { ...state, second: { ...state.second, cart, saved: savedAfter(state.second.saved, cart) } };
 }
 
 /** The second pane talks to `node` now; its cart is read again from there. */
@@ -38,5 +40,7 @@ export function withSecondNode(state: AppState, node: string): AppState {
 export function withReplicas(state: AppState, replicas: ReplicasView): AppState {
   const known = state.replicas?.observedAt;
   // An answer to an older poll does not replace a newer one.
-  return known !== undefined && known > replicas.observedAt ? state : { ...state, replicas };
+  if (known !== undefined && known > replicas.observedAt) return state;
+  const second = { ...state.second, saved: savedSeen(state.second.saved, replicas) };
+  return { ...state, replicas, saved: savedSeen(state.saved, replicas), second };
 }

@@ -5,6 +5,7 @@
  */
 import type { AppState } from '../state/app-state.js';
 import { summarize } from '../state/replicas.js';
+import { savedText } from '../state/saved.js';
 import type { Store } from '../state/store.js';
 import { readingMs, type StorySpeed, sleep, until } from './timing.js';
 
@@ -103,6 +104,13 @@ export async function playStory(deps: StoryDeps, signal: AbortSignal): Promise<v
   await left.remove('kettle');
   await left.remove('mug');
   await say(4, `Step 4. On the left (${l}): a lamp added, the kettle and the mug removed.`);
+  const saved = savedText(store.get().saved, true);
+  if (saved?.kind === 'minority') {
+    await say(
+      4,
+      `Notice under the left half's total: “${saved.text}”. ${l} alone acknowledged the write; the other replicas get it when the split heals (hinted handoff, anti-entropy).`,
+    );
+  }
   tell(4, `On the right (${r}): add a fern and raise the mug to 2. ${otherSide} still make a quorum.`);
   await right.add('fern');
   await right.set('mug', 2);
@@ -136,9 +144,11 @@ export async function playStory(deps: StoryDeps, signal: AbortSignal): Promise<v
     (s) => summarize(s.replicas, s.cluster?.view).agreement === 'same',
     { ...wait, timeoutMs: CONVERGED_MS },
   );
+  const now = savedText(store.get().saved, false);
+  const everywhere = now?.kind === 'everywhere' ? ` The left half’s note now reads “${now.text}”.` : '';
   await say(
     5,
-    'Read repair and anti-entropy have brought every replica the same two versions. Nothing was lost: that is the paper’s shopping cart (Dynamo, section 4.4).',
+    `Read repair and anti-entropy have brought every replica the same two versions.${everywhere} Nothing was lost: that is the paper’s shopping cart (Dynamo, section 4.4).`,
   );
   store.update((s) => ({
     ...s,

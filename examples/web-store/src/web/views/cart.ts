@@ -3,8 +3,10 @@ import type { CartView, Order, StoryCheckout } from '../../shared/api.js';
 import { clock, h, plural, price } from '../dom.js';
 import type { CheckoutNote } from '../state/checkout.js';
 import type { Row } from '../state/removals.js';
+import type { SavedText } from '../state/saved.js';
 import { cartLines, type LineHandlers } from './cart-lines.js';
 import { checkoutNote, elsewhereNote } from './cart-notes.js';
+import { savedNote } from './saved-note.js';
 
 export interface CartHandlers extends LineHandlers {
   readonly checkout: () => void;
@@ -21,6 +23,8 @@ export interface CartPanelState {
   readonly shareUrl: string;
   readonly openIn: readonly { readonly id: string; readonly url: string }[];
   readonly busy: boolean;
+  /** How this tab's last write was stored. */
+  readonly saved: SavedText | undefined;
 }
 
 function share(state: CartPanelState, on: CartHandlers): HTMLElement {
@@ -115,6 +119,7 @@ export function cartView(state: CartPanelState, on: CartHandlers): HTMLElement {
           h('span', null, 'Total'),
           h('strong', { 'data-testid': 'cart-total' }, price(cart.totalCents)),
         ),
+    cart === undefined ? null : savedNote(state.saved, 'saved-note'),
     h(
       'button',
       {

@@ -5,6 +5,8 @@
  */
 import type { CartLineView, CartView, Product, ServedBy } from '../../shared/api.js';
 import { h, price } from '../dom.js';
+import type { SavedText } from '../state/saved.js';
+import { savedNote } from './saved-note.js';
 
 export interface PaneHandlers {
   readonly add: (productId: string) => void;
@@ -19,6 +21,8 @@ export interface PaneInput {
   /** Nodes this half may talk to (not the other half's). */
   readonly choices: readonly string[];
   readonly cart: CartView | undefined;
+  /** How this half's last write was stored. */
+  readonly saved: SavedText | undefined;
 }
 
 function served(s: ServedBy | undefined): HTMLElement | null {
@@ -133,6 +137,7 @@ function pane(input: PaneInput, products: readonly Product[], on: PaneHandlers):
     cart === undefined || cart.items.length === 0
       ? null
       : h('p', { class: 'pane-total' }, h('span', null, 'Total'), h('strong', null, price(cart.totalCents))),
+    cart === undefined ? null : savedNote(input.saved, `${p}-saved`, true),
     h(
       'div',
       { class: 'pane-add' },
