@@ -18,7 +18,7 @@ export interface LwwValue {
 /** What the read of a cart remove saw: the item in the last attempt, in any attempt. */
 export interface RemoveSeen {
   readonly last: boolean;
-  readonly any: boolean;
+  readonly inSomeAttempt: boolean;
 }
 
 interface OpBase {

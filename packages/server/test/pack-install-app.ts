@@ -56,7 +56,7 @@ assert.equal(new MemoryEngine().kind, 'memory');
 assert.ok(CLI_PATH.endsWith('main.js'));
 assert.equal(localNodeSpecs({ nodes: 2, dir: dataDir }).length, 2);
 assert.deepEqual(preferenceList(createRing(8, 'x'), partitionOf(8, key)), ['x']);
-console.log('app ok');
+process.stdout.write('app ok\\n');
 `;
 
 /** Type-checked only (tsc --noEmit): every entry's types resolve and fit together. */

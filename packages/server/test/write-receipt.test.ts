@@ -16,6 +16,7 @@ import {
   preferenceList,
   splitNetwork,
   startCluster,
+  status,
   type TestCluster,
   waitFor,
 } from './helpers.js';
@@ -46,8 +47,15 @@ afterAll(async () => {
 
 afterEach(async () => {
   await healNetwork(cluster.nodes);
-  // Nodes skip a peer that failed for peerRetryMs: let every suspicion of the split lapse.
-  await new Promise((r) => setTimeout(r, 600));
+  // Nodes skip a peer that failed for peerRetryMs: wait until no node suspects another any more.
+  await waitFor(
+    async () => {
+      const views = await Promise.all(cluster.nodes.map((n) => status(n.url)));
+      return views.every((v) => v.members.every((m) => m.status === 'up'));
+    },
+    10_000,
+    'every node sees every other up after the heal',
+  );
 });
 
 /** The key's preference list as nodes: its three replicas, then the two fallbacks. */

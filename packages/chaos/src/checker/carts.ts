@@ -22,7 +22,7 @@ export function checkCarts(
   const added = new Set<string>();
   for (const op of cartOps) {
     if (op.f === 'add') added.add(slot(op.key, op.value));
-    else if (!('seen' in op) || op.seen === undefined || op.seen.any)
+    else if (!('seen' in op) || op.seen === undefined || op.seen.inSomeAttempt)
       mayBeRemoved.add(slot(op.key, op.value));
   }
   const lost: OpRef<string>[] = [];

@@ -90,7 +90,11 @@ describe('the cart checker', () => {
     op: { kind: 'op', process: 'p0', workload: 'cart', f: 'add', key: 'c', value: item } as const,
     status: s,
   });
-  const remove = (item: string, s: Completion | 'open', seen?: { last: boolean; any: boolean }) => ({
+  const remove = (
+    item: string,
+    s: Completion | 'open',
+    seen?: { last: boolean; inSomeAttempt: boolean },
+  ) => ({
     op: {
       kind: 'op',
       process: 'p1',
@@ -104,14 +108,18 @@ describe('the cart checker', () => {
   });
 
   it('passes: removed items gone, the rest kept', () => {
-    const events = historyOf([add('a', 'ok'), add('b', 'ok'), remove('a', 'ok', { last: true, any: true })]);
+    const events = historyOf([
+      add('a', 'ok'),
+      add('b', 'ok'),
+      remove('a', 'ok', { last: true, inSomeAttempt: true }),
+    ]);
     const report = check([...events, final('cart', 'c', [cartWith(['b'])])]);
     expect(report.valid).toBe(true);
     expect(report.cart.addsAcknowledged).toBe(2);
   });
 
   it('catches a removed item that came back', () => {
-    const events = historyOf([add('a', 'ok'), remove('a', 'ok', { last: true, any: true })]);
+    const events = historyOf([add('a', 'ok'), remove('a', 'ok', { last: true, inSomeAttempt: true })]);
     const report = check([...events, final('cart', 'c', [cartWith(['a'])])]);
     expect(report.valid).toBe(false);
     expect(report.cart.resurrected.map((r) => r.value)).toEqual(['a']);
@@ -121,7 +129,7 @@ describe('the cart checker', () => {
     const events = historyOf([
       add('a', 'ok'),
       add('b', 'ok'),
-      remove('b', 'ok', { last: false, any: false }),
+      remove('b', 'ok', { last: false, inSomeAttempt: false }),
     ]);
     const report = check([...events, final('cart', 'c', [cartWith(['a'])])]);
     expect(report.cart.lost.map((r) => r.value)).toEqual(['b']);
@@ -129,13 +137,17 @@ describe('the cart checker', () => {
   });
 
   it('allows an item gone after a remove whose outcome is unknown', () => {
-    const events = historyOf([add('a', 'ok'), remove('a', 'info', { last: true, any: true })]);
+    const events = historyOf([add('a', 'ok'), remove('a', 'info', { last: true, inSomeAttempt: true })]);
     expect(check([...events, final('cart', 'c', [cartWith([])])]).valid).toBe(true);
     expect(check([...events, final('cart', 'c', [cartWith(['a'])])]).valid).toBe(true);
   });
 
   it('merges sibling carts as the resolver does before judging', () => {
-    const events = historyOf([add('a', 'ok'), add('b', 'ok'), remove('a', 'ok', { last: true, any: true })]);
+    const events = historyOf([
+      add('a', 'ok'),
+      add('b', 'ok'),
+      remove('a', 'ok', { last: true, inSomeAttempt: true }),
+    ]);
     const siblings = [cartWith(['a', 'b']), cartWith([], ['t-a'])];
     expect(check([...events, final('cart', 'c', siblings)]).valid).toBe(true);
   });

@@ -83,11 +83,11 @@ async function remove(ctx: WorkerContext, target: Added, to: Target): Promise<vo
     ...targetFields(to),
   } as const;
   ctx.history.add({ ...op, type: 'invoke', atMs: ctx.history.now() });
-  const seen: { last: boolean; any: boolean } = { last: false, any: false };
+  const seen: { last: boolean; inSomeAttempt: boolean } = { last: false, inSomeAttempt: false };
   const removeItem = cart.remove(item, { now: ctx.clockMs });
   const observe = (current: Cart | undefined): Cart => {
     seen.last = cart.quantity(current, item) > 0;
-    seen.any ||= seen.last;
+    seen.inSomeAttempt ||= seen.last;
     return removeItem(current);
   };
   try {

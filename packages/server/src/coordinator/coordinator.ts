@@ -33,6 +33,7 @@ import type { HintStore } from '../storage/hint-store.js';
 import type { ReplicaStore } from '../storage/replica-store.js';
 import { Deadlines } from '../util/deadlines.js';
 import { replicateWrite } from './fan-out.js';
+import { forwardOrder, forwardWrite } from './forward.js';
 import { collectQuorum, type ReplicaReply } from './quorum.js';
 import { WriteAcks, type WriteResult } from './receipt.js';
 import { Replicas } from './replicas.js';
@@ -139,18 +140,18 @@ export class Coordinator {
     const w = this.quorum('w', options.w);
     const timeoutMs = options.timeoutMs ?? settings.requestTimeoutMs;
     const replicas = this.replicasFor(key);
-    if (options.forwarded !== true) {
-      const chosen = this.chosenCoordinator(context, replicas);
-      if (chosen !== undefined || !replicas.includes(this.deps.self)) {
-        const self = replicas.includes(this.deps.self);
-        const others = replicas.filter((n) => n !== chosen);
-        const order = chosen === undefined ? replicas : self ? [chosen] : [chosen, ...others];
-        const forwarded = await this.forward(key, order, { ...options, w, timeoutMs });
-        if (forwarded !== undefined) return forwarded;
-      }
-      // No replica can coordinate, or this one is chosen: this node does (as a fallback when it is
-      // not a replica: sloppy quorum, paper 4.6).
+    const { self, peers } = this.deps;
+    const order =
+      options.forwarded === true
+        ? undefined
+        : forwardOrder(self, context?.coordinator, replicas, (n) => peers.isDown(n));
+    if (order !== undefined) {
+      const write = { key, w, timeoutMs, ...pick(options, 'value', 'context') };
+      const forwarded = await forwardWrite(peers, this.deps.now, order, write);
+      if (forwarded !== undefined) return forwarded;
     }
+    // No replica can coordinate, or this one is chosen: this node does (as a fallback when it is
+    // not a replica: sloppy quorum, paper 4.6).
     return this.coordinateWrite(key, replicas, options.value, context, w, timeoutMs);
   }
 
@@ -217,16 +218,6 @@ export class Coordinator {
     void fanned.then(die, die);
     // Abort the local write; the client gets no answer before the process is gone.
     throw new TesseraError('INTERNAL', 'Fault injection: this node dies in the middle of a write.');
-  }
-
-  /**
-   * The other replica a context asks to coordinate the write (the fastest of the read before it),
-   * when it is still a replica and not known to be down; undefined to coordinate here or as usual.
-   */
-  private chosenCoordinator(context: CausalContext | undefined, replicas: NodeId[]): NodeId | undefined {
-    const chosen = context?.coordinator;
-    if (chosen === undefined || chosen === this.deps.self || !replicas.includes(chosen)) return undefined;
-    return this.deps.peers.isDown(chosen) ? undefined : chosen;
   }
 
   /** Sends a stamped version to the key's replicas (and the next ring's, during a change). */
@@ -307,39 +298,6 @@ export class Coordinator {
       EMPTY_STATE,
     );
     if (merged !== EMPTY_STATE) await this.deps.store.merge(key, merged);
-  }
-
-  /**
-   * Hands the write to a replica of the key. Answers undefined when no replica is reachable, so
-   * this node coordinates it as a fallback instead.
-   */
-  private async forward(
-    key: string,
-    replicas: NodeId[],
-    options: WriteOptions & { w: number; timeoutMs: number },
-  ): Promise<WriteResult | undefined> {
-    const { peers } = this.deps;
-    const ordered = replicas.filter((n) => !peers.isDown(n));
-    const deadline = this.deps.now() + options.timeoutMs;
-    for (const node of ordered) {
-      const client = peers.client(node);
-      if (client === undefined) continue;
-      try {
-        const timeoutMs = this.remaining(deadline);
-        const request = { key, w: options.w, timeoutMs, ...pick(options, 'value', 'context') };
-        const reply = await client.coordinate(request, timeoutMs);
-        peers.markAlive(node);
-        // A node of an older version sends no receipt.
-        return reply.stored === undefined
-          ? { context: reply.context }
-          : { context: reply.context, stored: reply.stored };
-      } catch (err) {
-        // Only an unreachable coordinator is surely untouched; anything else may have been applied.
-        if (!TesseraError.is(err) || err.code !== 'PEER_UNAVAILABLE') throw err;
-        peers.markFailed(node, err);
-      }
-    }
-    return undefined;
   }
 
   /**
