@@ -1,4 +1,5 @@
 /** The key-value calls' shapes: paths, options, and the parsing of a get. */
+import type { WriteAck, WriteReceipt } from '@tessera/core';
 import { TesseraError } from './errors.js';
 import { isRecord, type NodeAnswer } from './http/call.js';
 import type { Resolver, Version } from './resolvers/types.js';
@@ -39,30 +40,8 @@ export interface GetResult<T> {
   readonly versions: Version<T>[];
 }
 
-/** One node that acknowledged a write. */
-export type WriteAck =
-  /** One of the key's N replicas stored the write in its data. */
-  | { readonly node: string; readonly as: 'replica' }
-  /**
-   * A fallback node holds the write as a hint for the replica `for`, which was unreachable
-   * (sloppy quorum); it hands it over when that replica is back.
-   */
-  | { readonly node: string; readonly as: 'hint'; readonly for: string };
-
-/**
- * How a write was stored, as its coordinator knew when it answered (docs/api.md). Acks that
- * arrived after the answer are not in it: the write may reach more nodes later, never fewer.
- */
-export interface WriteReceipt {
-  /** The nodes that had acknowledged, the coordinator included: replicas first, in ring order. */
-  readonly acks: readonly WriteAck[];
-  /** How many of the key's N replicas hold the write: `replicas < n` means some do not yet. */
-  readonly replicas: number;
-  /** Replicas per key. */
-  readonly n: number;
-  /** The write quorum the write waited for. */
-  readonly w: number;
-}
+/** How a write was stored (core receipt.ts; docs/api.md): `result.stored` of put, delete and update. */
+export type { WriteAck, WriteReceipt } from '@tessera/core';
 
 export interface PutResult {
   /** The context of the new version: chain another write on it without reading. */

@@ -8,6 +8,7 @@ export * from './hash.js';
 export * from './membership.js';
 export * from './merkle.js';
 export * from './random.js';
+export type * from './receipt.js';
 export * from './ring.js';
 export * from './ring-change.js';
 export * from './sloppy-quorum.js';

@@ -1,4 +1,5 @@
 /** Carts, checkout and orders as the API answers them. */
+import type { WriteReceipt } from '@tessera/client';
 import type { PastReconciliation, Reconciliation } from './reconcile-api.js';
 import type { CartStory } from './story-api.js';
 
@@ -16,23 +17,11 @@ export interface ServedBy {
   readonly note: string;
 }
 
-/** A node that acknowledged a write: one of the cart's replicas, or a stand-in holding a hint for one. */
-export type StoredAck =
-  | { readonly node: string; readonly as: 'replica' }
-  | { readonly node: string; readonly as: 'hint'; readonly for: string };
-
 /**
  * How a write was stored, as the node that coordinated it knew when it answered (the client's
  * `WriteReceipt`): acks that came later are missing, so it can under-count, never over-count.
  */
-export interface WriteStored {
-  readonly acks: readonly StoredAck[];
-  /** How many of the cart's N replicas had stored it. */
-  readonly replicas: number;
-  /** Replicas per key. */
-  readonly n: number;
-  /** The write quorum the write waited for (1 on the minority side of a split). */
-  readonly w: number;
+export interface WriteStored extends WriteReceipt {
   /** The node that coordinated the write. */
   readonly via: string;
   /** When the store got the answer (ISO time, the store's clock: compare with a replica's readAt). */

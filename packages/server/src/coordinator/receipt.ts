@@ -8,25 +8,9 @@
  * hinted handoff, anti-entropy). During a ring change, the copies sent to the nodes the key gains
  * in the next ring are not listed either.
  */
-import type { NodeId } from '@tessera/core';
+import type { NodeId, WriteAck, WriteReceipt } from '@tessera/core';
 
-/** One node that acknowledged a write. */
-export type WriteAck =
-  /** One of the key's N replicas stored the version in its data. */
-  | { readonly node: NodeId; readonly as: 'replica' }
-  /** A fallback stored it as a hint for the replica `for`, which it hands it to later. */
-  | { readonly node: NodeId; readonly as: 'hint'; readonly for: NodeId };
-
-export interface WriteReceipt {
-  /** The nodes that acknowledged by the time the coordinator answered: replicas first, ring order. */
-  readonly acks: readonly WriteAck[];
-  /** How many of the key's N replicas hold the write (the acks `as: 'replica'`). */
-  readonly replicas: number;
-  /** Replicas per key. */
-  readonly n: number;
-  /** The write quorum the write waited for. */
-  readonly w: number;
-}
+export type { WriteAck, WriteReceipt };
 
 /** What a put or delete answers. */
 export interface WriteResult {
