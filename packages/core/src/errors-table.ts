@@ -92,6 +92,31 @@ export const ERROR_CODES = {
     'The request headers are larger than the node accepts (16 KiB).',
   ),
   UNSUPPORTED_MEDIA_TYPE: node(415, G.INVALID_ARGUMENT, 'The body is not application/json.'),
+  PRECONDITION_FAILED: node(
+    412,
+    G.FAILED_PRECONDITION,
+    "A strong key's If-Match or If-None-Match condition does not hold (`details.currentVersion`).",
+  ),
+  NOT_STRONG_KEY: node(
+    400,
+    G.INVALID_ARGUMENT,
+    'A transaction or condition names a key outside every strong namespace (--strong).',
+  ),
+  TRANSACTION_CANCELED: node(
+    409,
+    G.ABORTED,
+    'The transaction changed nothing: `details.cancellationReasons` gives the reason per action.',
+  ),
+  IDEMPOTENT_PARAMETER_MISMATCH: node(
+    400,
+    G.INVALID_ARGUMENT,
+    'The clientRequestToken was used within 10 minutes for a transaction with other actions.',
+  ),
+  STRONG_UNAVAILABLE: node(
+    503,
+    G.UNAVAILABLE,
+    "No majority of the strong key's primary replicas answered, or its partition is moving; retry.",
+  ),
   INSUFFICIENT_REPLICAS: node(503, G.UNAVAILABLE, 'Fewer replicas answered than the quorum needs.'),
   NODE_NOT_READY: node(503, G.UNAVAILABLE, 'The node is starting, stopping, or not yet part of a cluster.'),
   PEER_UNAVAILABLE: node(503, G.UNAVAILABLE, 'A peer node could not be reached.'),

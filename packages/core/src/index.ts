@@ -15,3 +15,4 @@ export * from './sloppy-quorum.js';
 export * from './state-check.js';
 export * from './transfer-plan.js';
 export * from './versions.js';
+export * from './strong/index.js';

@@ -191,6 +191,19 @@ export const configSchema = z
       .record(nodeIdSchema, hostPort)
       .refine((o) => Object.keys(o).length <= 1024, 'at most 1024 peerDialOverrides')
       .default({}),
+    /**
+     * Strong namespaces (docs/transactions.md): every key `<namespace>/…` is linearizable, takes
+     * conditions and transactions, and never has siblings. Every node of a cluster must declare the
+     * same list; a node that does not see a key as strong refuses its consensus messages.
+     */
+    strongNamespaces: z
+      .array(z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/, 'a namespace is 1 to 64 of A-Z a-z 0-9 _ . -'))
+      .max(64)
+      .default([]),
+    /** A transaction holds its keys at most this long; after it, anyone who finds it pending cancels it. */
+    txnTimeoutMs: z.number().int().min(500).max(60_000).default(5_000),
+    /** Deadline of a strong request (a get, put, delete or transaction) when the client gives none. */
+    strongTimeoutMs: z.number().int().min(100).max(120_000).default(5_000),
     logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
     ...securitySchema,
   })

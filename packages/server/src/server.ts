@@ -27,5 +27,6 @@ function httpDeps(node: RunningNode): HttpAppDeps {
     membership: node.membership,
     peers: node.peers,
     faults: node.faults,
+    strong: node.strong,
   };
 }

@@ -7,6 +7,8 @@ import { cliCommand } from './invocation.js';
 import { LocalNode, localNodeSpecs } from './local-cluster.js';
 
 const NODES_MAX = 32;
+/** The strong namespaces `cluster up` declares unless told otherwise (`--strong ''` for none). */
+export const DEFAULT_STRONG = 'stock,orders,accounts';
 
 export async function runClusterUp(argv: string[]): Promise<number> {
   const { values } = parseArgs({
@@ -18,6 +20,9 @@ export async function runClusterUp(argv: string[]): Promise<number> {
       'peer-port': { type: 'string' },
       host: { type: 'string', default: '127.0.0.1' },
       certs: { type: 'string' },
+      // Strong namespaces of the local cluster (docs/transactions.md); the demo store and the
+      // client README use these.
+      strong: { type: 'string', default: DEFAULT_STRONG },
     },
     strict: true,
   });
@@ -29,7 +34,8 @@ export async function runClusterUp(argv: string[]): Promise<number> {
   const peerPort = values['peer-port'] === undefined ? httpPort + 1000 : Number(values['peer-port']);
   const dir = resolve(values.dir);
   // With fewer than 3 nodes the default N=3 cannot be met; size N, R, W to the cluster.
-  const extraArgs = nodes < 3 ? ['--n', String(nodes), '--r', '1', '--w', '1'] : [];
+  const sized = nodes < 3 ? ['--n', String(nodes), '--r', '1', '--w', '1'] : [];
+  const extraArgs = values.strong === '' ? sized : [...sized, '--strong', values.strong];
   const certs = values.certs === undefined ? undefined : resolve(values.certs);
   if (certs !== undefined) {
     const ids = Array.from({ length: nodes }, (_, i) => `n${i}`);

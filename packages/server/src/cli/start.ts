@@ -28,6 +28,8 @@ export const START_OPTIONS = {
   'fault-injection': { type: 'boolean' },
   // Browser pages allowed to call the API (CORS): an origin, a comma-separated list, or * (development).
   'cors-origin': { type: 'string', multiple: true },
+  // Strong namespaces (docs/transactions.md): a name, or a comma-separated list; every node the same.
+  strong: { type: 'string', multiple: true },
   // Security (docs/security.md). Secrets come from files or TESSERA_* variables, never from flags.
   'http-tls-cert': { type: 'string' },
   'http-tls-key': { type: 'string' },
@@ -61,6 +63,7 @@ export async function runStart(argv: string[]): Promise<number> {
     logLevel: values['log-level'],
     faultInjection: values['fault-injection'],
     corsOrigins: corsOrigins(values['cors-origin']),
+    strongNamespaces: corsOrigins(values.strong),
     ...securityFlags(values),
     ...(await readSecrets(
       {
@@ -104,7 +107,7 @@ function num(value: string | undefined): number | string | undefined {
   return /^\d+$/.test(value) ? Number(value) : value;
 }
 
-/** `--cors-origin a --cors-origin b,c` as one list; undefined without the flag. */
+/** `--flag a --flag b,c` as one list (--cors-origin, --strong); undefined without the flag. */
 export function corsOrigins(values: readonly string[] | undefined): string[] | undefined {
   if (values === undefined) return undefined;
   return values

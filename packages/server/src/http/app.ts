@@ -24,6 +24,7 @@ import { type KvRouteDeps, registerKvRoutes } from './kv-routes.js';
 import { type ListRouteDeps, registerListRoutes } from './list-routes.js';
 import { registerOpenApiRoute, trackRoutes } from './openapi.js';
 import { requestGuard } from './request-guard.js';
+import { registerTransactionRoutes } from './strong-routes.js';
 import { httpsServerFactory } from './tls.js';
 import { registerUiRoute } from './ui-route.js';
 
@@ -112,6 +113,7 @@ export function createHttpApp(deps: HttpAppDeps, log: Logger): FastifyInstance {
   registerKvRoutes(app, deps, guard);
   registerListRoutes(app, deps, guard);
   registerBatchRoutes(app, deps, guard);
+  registerTransactionRoutes(app, deps, guard);
   registerClusterRoutes(app, deps);
   registerUiRoute(app);
   registerFaultRoutes(app, deps);

@@ -19,9 +19,10 @@ import {
   validateKey,
   writeQuerySchema,
 } from './schemas.js';
+import { type StrongRouteDeps, strongGet, strongWrite } from './strong-routes.js';
 
 /** What the key-value routes use of a node. */
-export interface KvRouteDeps {
+export type KvRouteDeps = {
   readonly config: Pick<Config, 'clusterSecret' | 'inflightMax'>;
   readonly coordinator: Pick<Coordinator, 'get' | 'write'>;
   /** For `?local=true` reads: this node's own copy. */
@@ -29,7 +30,7 @@ export interface KvRouteDeps {
   readonly metrics: Pick<NodeMetrics, 'requests' | 'inflight' | 'latency' | 'siblings'>;
   /** Foreground latencies, which background work yields to (paper 6.5). */
   readonly admission: Pick<AdmissionController, 'recordForeground'>;
-}
+} & StrongRouteDeps;
 
 export function registerKvRoutes(
   app: FastifyInstance,
@@ -46,12 +47,12 @@ export function registerKvRoutes(
   app.put(
     '/v1/kv/:key',
     { onRequest: admit('put') },
-    guarded('put', (req) => putKey(deps, contexts, req)),
+    guarded('put', (req, reply) => putKey(deps, contexts, req, reply)),
   );
   app.delete(
     '/v1/kv/:key',
     { onRequest: admit('delete') },
-    guarded('delete', (req) => deleteKey(deps, contexts, req)),
+    guarded('delete', (req, reply) => deleteKey(deps, contexts, req, reply)),
   );
 }
 
@@ -79,6 +80,7 @@ async function getKey(
 ): Promise<unknown> {
   const query = parseInput(readQuerySchema, req.query, 'query');
   const key = keyOf(req, query);
+  if (deps.strong.isStrong(key)) return strongGet(deps, key, query, reply);
   const { state, context: issued } =
     query.local === 'true'
       ? await localRead(deps, key)
@@ -107,10 +109,16 @@ async function localRead(deps: KvRouteDeps, key: string) {
   return { state, context: encodeContext(key, { vv: state.vv, dots: [] }) };
 }
 
-async function putKey(deps: KvRouteDeps, contexts: ContextSeal, req: FastifyRequest): Promise<unknown> {
+async function putKey(
+  deps: KvRouteDeps,
+  contexts: ContextSeal,
+  req: FastifyRequest,
+  reply: FastifyReply,
+): Promise<unknown> {
   const query = parseInput(writeQuerySchema, req.query, 'query');
   const key = keyOf(req, query);
   const body = parseInput(putBodySchema, req.body, 'body');
+  if (deps.strong.isStrong(key)) return strongWrite(deps, key, body.value, body, query, req, reply);
   const value = Buffer.from(JSON.stringify(body.value), 'utf8');
   const written = await deps.coordinator.write(key, {
     value,
@@ -119,10 +127,16 @@ async function putKey(deps: KvRouteDeps, contexts: ContextSeal, req: FastifyRequ
   return writeAnswer(contexts, key, written);
 }
 
-async function deleteKey(deps: KvRouteDeps, contexts: ContextSeal, req: FastifyRequest): Promise<unknown> {
+async function deleteKey(
+  deps: KvRouteDeps,
+  contexts: ContextSeal,
+  req: FastifyRequest,
+  reply: FastifyReply,
+): Promise<unknown> {
   const query = parseInput(deleteQuerySchema, req.query, 'query');
   const key = keyOf(req, query);
   const body = parseInput(deleteBodySchema, req.body, 'body');
+  if (deps.strong.isStrong(key)) return strongWrite(deps, key, undefined, body, query, req, reply);
   try {
     const written = await deps.coordinator.write(key, {
       value: undefined,

@@ -11,7 +11,7 @@ import type { Config } from '../config.js';
 import type { NodeMetrics } from '../node/metrics.js';
 
 /** The `op` label of the request metrics. */
-export type Op = 'get' | 'put' | 'delete' | 'get_local' | 'list' | 'batch_get';
+export type Op = 'get' | 'put' | 'delete' | 'get_local' | 'list' | 'batch_get' | 'transact' | 'transact_get';
 
 export interface RequestGuardDeps {
   readonly config: Pick<Config, 'inflightMax'>;

@@ -18,6 +18,7 @@ import type { Logger } from '../logger.js';
 import type { StorageEngine } from '../storage/engine.js';
 import { HintStore } from '../storage/hint-store.js';
 import { ReplicaStore } from '../storage/replica-store.js';
+import { StrongService } from '../strong/service.js';
 import { FaultSwitches } from './fault-switches.js';
 import type { Incarnation } from './incarnation.js';
 import { NodeMetrics, registerBackgroundMetrics, registerClusterMetrics } from './metrics.js';
@@ -53,6 +54,8 @@ export interface NodeParts extends NodeGround {
   readonly handoff: Handoff;
   readonly antiEntropy: AntiEntropy;
   readonly gossip: Gossip;
+  /** Strong keys and transactions (docs/transactions.md). */
+  readonly strong: StrongService;
   readonly metrics: NodeMetrics;
 }
 
@@ -76,6 +79,7 @@ export function assembleNode(ground: NodeGround): NodeParts {
     handoff: handoffOf(base),
     antiEntropy: antiEntropyOf(base),
     gossip: gossipOf(base),
+    strong: strongOf(base),
   };
   return { ...parts, metrics: metricsOf(parts) };
 }
@@ -224,6 +228,26 @@ function gossipOf({ config, view, peers, random, connect, log }: Base): Gossip {
     seedIntervalMs: config.seedGossipIntervalMs,
     selfPeer: config.peer,
     connect,
+  });
+}
+
+function strongOf({ config, view, peers, engine, now, random, log }: Base): StrongService {
+  return new StrongService({
+    self: config.nodeId,
+    n: config.n,
+    settings: {
+      namespaces: config.strongNamespaces,
+      txnTimeoutMs: config.txnTimeoutMs,
+      phaseTimeoutMs: config.peerTimeoutMs,
+      requestTimeoutMs: config.strongTimeoutMs,
+    },
+    state: () => view.require(),
+    peers,
+    engine,
+    sync: config.durability !== 'process',
+    now,
+    random,
+    log: log.child({ component: 'strong' }),
   });
 }
 

@@ -8,6 +8,7 @@ import type { Config } from '../config.js';
 import type { Logger } from '../logger.js';
 import type { StorageEngine } from '../storage/engine.js';
 import type { ReplicaStore } from '../storage/replica-store.js';
+import type { StrongService } from '../strong/service.js';
 import { CursorStore } from '../transfer/cursor.js';
 import { MembershipService } from '../transfer/membership-service.js';
 import { TransferReceiver } from '../transfer/receiver.js';
@@ -22,6 +23,7 @@ export interface MembershipParts {
   readonly peers: PeerDirectory;
   readonly admission: AdmissionController;
   readonly gossip: Gossip;
+  readonly strong: Pick<StrongService, 'adopt'>;
   readonly self: Member;
   readonly log: Logger;
   /** TLS and identity for joins (transport/credentials.ts). */
@@ -51,6 +53,8 @@ export function startMembership(p: MembershipParts): MembershipService {
     log,
     changed,
     peers: p.peers,
+    adoptStrong: (partition, nextRingVersion, replicas) =>
+      p.strong.adopt(partition, nextRingVersion, replicas),
   });
   const membership = new MembershipService({
     self: config.nodeId,

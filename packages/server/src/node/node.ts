@@ -88,6 +88,9 @@ function peerConnector(security: PeerClientSecurity, log: Logger): PeerClientFac
   return (address) => createPeerClient(address, { logger, security });
 }
 
+/** How often stalled transactions are looked for (strong/sweeper.ts). */
+const STRONG_SWEEP_INTERVAL_MS = 1_000;
+
 /** Starts the timers: handoff, anti-entropy, gossip, membership changes; each stopped before the last. */
 function startBackground(parts: NodeParts, security: PeerClientSecurity, closers: Closers): RunningNode {
   const { config, handoff, antiEntropy, gossip } = parts;
@@ -97,6 +100,9 @@ function startBackground(parts: NodeParts, security: PeerClientSecurity, closers
   closers.add(() => antiEntropy.stop());
   gossip.start();
   closers.add(async () => gossip.stop());
+  const sweep = setInterval(() => void parts.strong.sweeper.tick(), STRONG_SWEEP_INTERVAL_MS);
+  sweep.unref();
+  closers.add(async () => clearInterval(sweep));
   const membership = startMembership({ ...parts, self: selfMember(config), security });
   closers.add(async () => membership.stop());
   return { ...parts, membership };

@@ -9,7 +9,7 @@ import type { Logger } from '../logger.js';
 import { PartitionSource } from '../transfer/source.js';
 import type { PeerSecurity } from '../transport/credentials.js';
 import { type PeerServerHandle, startPeerServer } from '../transport/grpc-server.js';
-import type { KeyListingSource } from '../transport/peer-api.js';
+import type { KeyListingSource, StrongSource } from '../transport/peer-api.js';
 import { peerServerSecurity } from '../transport/peer-security.js';
 import type { NodeParts } from './assembly.js';
 import { splitHostPort } from './host-port.js';
@@ -18,7 +18,10 @@ import { PeerHandler } from './peer-handler.js';
 export interface PeerServing {
   /** Serves data calls and transfers from these parts from now on. */
   ready(
-    parts: Pick<NodeParts, 'store' | 'hints' | 'coordinator' | 'merkle' | 'gossip' | 'partitionKeys'>,
+    parts: Pick<
+      NodeParts,
+      'store' | 'hints' | 'coordinator' | 'merkle' | 'gossip' | 'partitionKeys' | 'strong'
+    >,
   ): void;
   readonly server: PeerServerHandle;
 }
@@ -32,6 +35,7 @@ export async function listenForPeers(
   const handler = new PeerHandler(config.nodeId, view, log.child({ component: 'peer-handler' }));
   const source = new PartitionSource();
   let listing: KeyListingSource | undefined;
+  let strong: StrongSource | undefined;
   const server = await startPeerServer(handler, {
     ...splitHostPort(config.peer),
     logger: log.child({ component: 'grpc' }),
@@ -44,12 +48,21 @@ export async function listenForPeers(
         return listing.listKeys(request);
       },
     },
+    strong: {
+      strong: async (payload) => {
+        if (strong === undefined)
+          throw new TesseraError('NODE_NOT_READY', 'This node is still starting; retry shortly.');
+        return strong.strong(payload);
+      },
+    },
     security: peerServerSecurity(security, () => view.state, log.child({ component: 'peer-guard' })),
   });
-  const ready: PeerServing['ready'] = ({ store, hints, coordinator, merkle, gossip, partitionKeys }) => {
+  const ready: PeerServing['ready'] = (parts) => {
+    const { store, hints, coordinator, merkle, gossip, partitionKeys } = parts;
     handler.ready({ store, coordinator, hints, merkle });
     source.ready(store);
     listing = partitionKeys;
+    strong = { strong: (payload) => parts.strong.serve(payload) };
     handler.changed = () => gossip.spread();
   };
   return { ready, server };

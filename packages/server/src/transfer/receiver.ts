@@ -11,6 +11,7 @@ import {
   MERKLE_BUCKETS,
   type NodeId,
   planTransfers,
+  replicasOf,
   TesseraError,
   type Transfer,
 } from '@tessera/core';
@@ -61,12 +62,24 @@ export interface ReceiverDeps {
    * injection and the failure detector apply to transfers too.
    */
   readonly peers: Pick<PeerDirectory, 'call'>;
+  /**
+   * Strong keys (docs/transactions.md, "Ring changes"): adopts a gained partition's acceptor
+   * records from a majority of its current primaries; true once done. The change is confirmed only
+   * after every gained partition was adopted. Absent: no strong keys (unit tests).
+   */
+  readonly adoptStrong?: (
+    partition: number,
+    nextRingVersion: number,
+    replicas: readonly NodeId[],
+  ) => Promise<boolean>;
 }
 
 export class TransferReceiver {
   private readonly progress = new Map<number, TransferProgress>();
   private version = 0;
   private firstSeenMs = 0;
+  /** Partitions of the pending change whose strong records were adopted. */
+  private readonly adopted = new Set<number>();
   private running = false;
 
   constructor(private readonly deps: ReceiverDeps) {}
@@ -98,6 +111,7 @@ export class TransferReceiver {
       this.version = pending.next.version;
       this.firstSeenMs = this.deps.now();
       this.progress.clear();
+      this.adopted.clear();
       await this.deps.cursors.prune(this.version);
     }
     const mine = planTransfers(state.ring, pending.next, this.deps.n, unavailable(state)).transfers.filter(
@@ -114,6 +128,7 @@ export class TransferReceiver {
         });
     if (pending.done.includes(self) || this.deps.now() - this.firstSeenMs < this.deps.startDelayMs) return;
     for (const t of mine) if (!(await this.pull(t, state))) return;
+    for (const t of mine) if (!(await this.adopt(t.partition, state))) return;
     await this.deps.view.merge({
       ...state,
       pending: { ...pending, done: [...new Set([...pending.done, self])].sort() },
@@ -123,6 +138,22 @@ export class TransferReceiver {
       'received every partition of the ring change',
     );
     this.deps.changed();
+  }
+
+  /** Adopts a gained partition's strong records (once per change); false to try again later. */
+  private async adopt(partition: number, state: ClusterState): Promise<boolean> {
+    const { adoptStrong } = this.deps;
+    if (adoptStrong === undefined || this.adopted.has(partition) || state.pending === undefined) return true;
+    const replicas = replicasOf(state.ring, partition, this.deps.n);
+    if (!(await adoptStrong(partition, state.pending.next.version, replicas))) {
+      this.deps.log.info(
+        { partition },
+        'strong records not adopted yet: no majority of the primaries answered; will retry',
+      );
+      return false;
+    }
+    this.adopted.add(partition);
+    return true;
   }
 
   /** Pulls one partition to its end; false if it must be continued later (deferred or no source answered). */

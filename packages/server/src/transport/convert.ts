@@ -251,6 +251,12 @@ const prefixSchema = z
   .refine((p) => p.length === 0 || fitsKeyBytes(p), `must be at most ${KEY_BYTES_MAX} bytes of UTF-8`);
 
 /** A proto `ListKeysRequest` in, the `PeerApi` one out. */
+/** A strong-key message: opaque here, checked by core `decodeStrongRequest` / `decodeStrongReply`. */
+export const strongPayloadSchema = z.object({ payload: z.instanceof(Uint8Array) }) satisfies z.ZodType<
+  unknown,
+  pb.StrongRequest
+>;
+
 export const listKeysRequestSchema = z.object({
   partition: partitionSchema,
   afterKey: keySchema.optional(),

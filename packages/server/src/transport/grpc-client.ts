@@ -16,6 +16,7 @@ import {
   memberToProto,
   merkleKeysResponseSchema,
   parseWire,
+  strongPayloadSchema,
 } from './convert.js';
 import type { PeerClientSecurity } from './credentials.js';
 import type * as pb from './generated/tessera/peer/v1/peer.js';
@@ -124,6 +125,11 @@ class GrpcPeerClient implements PeerClient {
       throw this.badReply('MerkleKeys', `more buckets or keys than asked for`);
     }
     return parsed;
+  }
+
+  async strong(payload: Uint8Array, timeoutMs: number): Promise<Uint8Array> {
+    const reply = await this.call(peerService.strong, { payload }, timeoutMs);
+    return this.parseReply(strongPayloadSchema, reply, 'Strong').payload;
   }
 
   async listKeys(request: ListKeysRequest, timeoutMs: number): Promise<ListKeysReply> {

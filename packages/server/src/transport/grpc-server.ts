@@ -26,9 +26,10 @@ import {
   parseWire,
   readRequestSchema,
   replicateRequestSchema,
+  strongPayloadSchema,
 } from './convert.js';
 import type * as pb from './generated/tessera/peer/v1/peer.js';
-import type { KeyListingSource, PeerApi } from './peer-api.js';
+import type { KeyListingSource, PeerApi, StrongSource } from './peer-api.js';
 import { addPipeService } from './pipe-server.js';
 import {
   CODE_METADATA,
@@ -57,6 +58,8 @@ export interface PeerServerOptions {
   readonly transfer?: TransferSource;
   /** Serves key listings (ListKeys) when given; without it they are UNIMPLEMENTED. */
   readonly listing?: KeyListingSource;
+  /** Serves strong-key messages (Strong) when given; without it they are UNIMPLEMENTED. */
+  readonly strong?: StrongSource;
   /** TLS credentials and interceptors (the peer guard); default plaintext, unguarded. */
   readonly security?: { readonly credentials: ServerCredentials; readonly interceptors: ServerInterceptor[] };
 }
@@ -106,6 +109,7 @@ export async function startPeerServer(
       handler.merkleKeys(request),
     ),
     ...listingService(options.listing, calls),
+    ...strongService(options.strong, calls),
   });
 
   const pipe = addPipeService(server, handler, log);
@@ -137,6 +141,19 @@ function listingService(
       const reply = await listing.listKeys(request);
       return { ...reply, keys: [...reply.keys] };
     }),
+  };
+}
+
+/** The Strong method, when this server serves strong keys. */
+function strongService(
+  strong: StrongSource | undefined,
+  calls: Calls,
+): Record<string, handleUnaryCall<pb.StrongRequest | DecodeFailure, pb.StrongResponse>> {
+  if (strong === undefined) return {};
+  return {
+    strong: unary(peerService.strong, strongPayloadSchema, calls, async ({ payload }) => ({
+      payload: await strong.strong(payload),
+    })),
   };
 }
 

@@ -89,6 +89,11 @@ export interface KeyListingSource {
   listKeys(request: ListKeysRequest): Promise<ListKeysReply>;
 }
 
+/** What a node serves to a peer's strong-key messages (core `encodeStrong` bytes in and out). */
+export interface StrongSource {
+  strong(payload: Uint8Array): Promise<Uint8Array>;
+}
+
 /** Implemented by the node; served to peers over gRPC. */
 export interface PeerApi {
   /** This replica's stored state of `key` (core `encodeState` bytes), or undefined if none. */
@@ -144,5 +149,10 @@ export interface PeerClient {
    * in-process stand-ins (the simulation, test fakes) need not list; the gRPC client has it.
    */
   listKeys?(request: ListKeysRequest, timeoutMs: number): Promise<ListKeysReply>;
+  /**
+   * Strong keys: one consensus message or record pull (core `encodeStrong` bytes in and out).
+   * Optional so that in-process stand-ins need not serve strong keys; the gRPC client has it.
+   */
+  strong?(payload: Uint8Array, timeoutMs: number): Promise<Uint8Array>;
   close(): void;
 }

@@ -89,6 +89,7 @@ export const peerService = {
   merkleHashes: method(pb.PeerService.merkleHashes, pb.MerkleHashesRequest, pb.MerkleHashesResponse),
   merkleKeys: method(pb.PeerService.merkleKeys, pb.MerkleKeysRequest, pb.MerkleKeysResponse),
   listKeys: method(pb.PeerService.listKeys, pb.ListKeysRequest, pb.ListKeysResponse),
+  strong: method(pb.PeerService.strong, pb.StrongRequest, pb.StrongResponse),
 } as const;
 
 /** The replication pipe (bidirectional stream); see pipe-client.ts and pipe-server.ts. */

@@ -37,6 +37,14 @@ export enum MemberStatus {
   UNRECOGNIZED = -1,
 }
 
+export interface StrongRequest {
+  readonly payload: Uint8Array;
+}
+
+export interface StrongResponse {
+  readonly payload: Uint8Array;
+}
+
 export interface ReadRequest {
   readonly key: string;
 }
@@ -276,6 +284,98 @@ export interface PipeError {
   readonly message: string;
   readonly details?: string | undefined;
 }
+
+function createBaseStrongRequest(): StrongRequest {
+  return { payload: new Uint8Array(0) };
+}
+
+export const StrongRequest: MessageFns<StrongRequest> = {
+  encode(message: StrongRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.payload.length !== 0) {
+      writer.uint32(10).bytes(message.payload);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): StrongRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseStrongRequest() as any;
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.payload = reader.bytes();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+};
+
+function createBaseStrongResponse(): StrongResponse {
+  return { payload: new Uint8Array(0) };
+}
+
+export const StrongResponse: MessageFns<StrongResponse> = {
+  encode(message: StrongResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.payload.length !== 0) {
+      writer.uint32(10).bytes(message.payload);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): StrongResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseStrongResponse() as any;
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.payload = reader.bytes();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+};
 
 function createBaseReadRequest(): ReadRequest {
   return { key: "" };
@@ -2431,6 +2531,21 @@ export const PeerService = {
     responseSerialize: (value: PipeResponse): Buffer => Buffer.from(PipeResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): PipeResponse => PipeResponse.decode(value),
   },
+  /**
+   * Strong keys (docs/transactions.md): one message of the per-key consensus among a key's primary
+   * replicas (prepare, accept), or a page of acceptor records pulled by a new owner during a ring
+   * change. The payload is core `encodeStrong` JSON, checked by core `decodeStrongRequest` /
+   * `decodeStrongReply`.
+   */
+  strong: {
+    path: "/tessera.peer.v1.Peer/Strong" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: StrongRequest): Buffer => Buffer.from(StrongRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): StrongRequest => StrongRequest.decode(value),
+    responseSerialize: (value: StrongResponse): Buffer => Buffer.from(StrongResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): StrongResponse => StrongResponse.decode(value),
+  },
 } as const;
 
 export interface PeerServer extends UntypedServiceImplementation {
@@ -2464,6 +2579,13 @@ export interface PeerServer extends UntypedServiceImplementation {
    * its own. Replies may come in any order and are matched by call id.
    */
   pipe: handleBidiStreamingCall<PipeRequest, PipeResponse>;
+  /**
+   * Strong keys (docs/transactions.md): one message of the per-key consensus among a key's primary
+   * replicas (prepare, accept), or a page of acceptor records pulled by a new owner during a ring
+   * change. The payload is core `encodeStrong` JSON, checked by core `decodeStrongRequest` /
+   * `decodeStrongReply`.
+   */
+  strong: handleUnaryCall<StrongRequest, StrongResponse>;
 }
 
 export interface PeerClient extends Client {
@@ -2613,6 +2735,27 @@ export interface PeerClient extends Client {
   pipe(): ClientDuplexStream<PipeRequest, PipeResponse>;
   pipe(options: Partial<CallOptions>): ClientDuplexStream<PipeRequest, PipeResponse>;
   pipe(metadata: Metadata, options?: Partial<CallOptions>): ClientDuplexStream<PipeRequest, PipeResponse>;
+  /**
+   * Strong keys (docs/transactions.md): one message of the per-key consensus among a key's primary
+   * replicas (prepare, accept), or a page of acceptor records pulled by a new owner during a ring
+   * change. The payload is core `encodeStrong` JSON, checked by core `decodeStrongRequest` /
+   * `decodeStrongReply`.
+   */
+  strong(
+    request: StrongRequest,
+    callback: (error: ServiceError | null, response: StrongResponse) => void,
+  ): ClientUnaryCall;
+  strong(
+    request: StrongRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: StrongResponse) => void,
+  ): ClientUnaryCall;
+  strong(
+    request: StrongRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: StrongResponse) => void,
+  ): ClientUnaryCall;
 }
 
 export const PeerClient = makeGenericClientConstructor(PeerService, "tessera.peer.v1.Peer") as unknown as {

@@ -1,0 +1,91 @@
+/**
+ * Single operations on strong keys: linearizable get, and put and delete with an optional
+ * condition. A key held by a live transaction's intent reads as it was before the transaction
+ * (which has not committed yet: reading its record said so), and a write to it waits, with
+ * jittered pauses, until the transaction ends or expires — at most the transaction's timeout.
+ */
+import {
+  applyOp,
+  type Condition,
+  conditionHolds,
+  type Intent,
+  type Register,
+  TesseraError,
+  withoutIntent,
+} from '@tessera/core';
+import { type IntentDeps, resolveIntent } from './intents.js';
+
+export interface StrongKeysDeps extends IntentDeps {
+  readonly sleep: (ms: number) => Promise<void>;
+  readonly random: () => number;
+}
+
+/** A write that waits for a transaction pauses this long at most between looks. */
+const WAIT_PAUSE_MAX_MS = 50;
+/** Looks at a key held by intents, at most, before giving up (the deadline usually ends it first). */
+const LOOKS_MAX = 400;
+
+type WriteStep = { ok: true } | { ok: false; held: Intent } | { ok: false; failed: number };
+
+export class StrongKeys {
+  constructor(private readonly deps: StrongKeysDeps) {}
+
+  /** The key's register as of one instant, no intent on it. */
+  async get(key: string, deadlineMs: number): Promise<Register> {
+    for (let look = 0; look < LOOKS_MAX; look++) {
+      const { register } = await this.deps.proposer.change(key, () => ({ result: undefined }), deadlineMs);
+      if (register.intent === undefined) return register;
+      const resolved = await resolveIntent(this.deps, key, register.intent, deadlineMs);
+      if (resolved.pending) return withoutIntent(register);
+      if (resolved.register?.intent === undefined && resolved.register !== undefined)
+        return resolved.register;
+    }
+    throw this.busy(key);
+  }
+
+  /** Puts `value` (JSON text) or, with undefined, deletes; PRECONDITION_FAILED if `condition` fails. */
+  async write(
+    key: string,
+    value: string | undefined,
+    condition: Condition | undefined,
+    deadlineMs: number,
+  ): Promise<Register> {
+    for (let look = 0; look < LOOKS_MAX; look++) {
+      const { register, result } = await this.deps.proposer.change<WriteStep>(
+        key,
+        (current) => {
+          if (current.intent !== undefined) return { result: { ok: false, held: current.intent } };
+          if (!conditionHolds(current, condition)) return { result: { ok: false, failed: current.version } };
+          const next = value === undefined ? applyOp(current, 'delete') : applyOp(current, 'put', value);
+          return { next, result: { ok: true } };
+        },
+        deadlineMs,
+      );
+      if (result.ok) return register;
+      if ('failed' in result) {
+        throw new TesseraError(
+          'PRECONDITION_FAILED',
+          `The condition on strong key "${key.slice(0, 200)}" does not hold: its version is ${result.failed}. Read it again and decide anew.`,
+          { currentVersion: String(result.failed) },
+        );
+      }
+      const resolved = await resolveIntent(this.deps, key, result.held, deadlineMs);
+      if (resolved.pending) await this.pause(deadlineMs);
+    }
+    throw this.busy(key);
+  }
+
+  private async pause(deadlineMs: number): Promise<void> {
+    const ms =
+      Math.min(WAIT_PAUSE_MAX_MS, Math.max(0, deadlineMs - this.deps.now())) * (0.5 + this.deps.random() / 2);
+    if (ms <= 0) return;
+    await this.deps.sleep(ms);
+  }
+
+  private busy(key: string): TesseraError {
+    return new TesseraError(
+      'STRONG_UNAVAILABLE',
+      `Strong key "${key.slice(0, 200)}" stayed held by transactions in progress until the deadline. Retry shortly.`,
+    );
+  }
+}
