@@ -74,6 +74,7 @@ export interface StatusBody {
   members: { nodeId: string; status: string; partitions: number }[];
   pending: unknown;
   transfers: { partition: number; from: string; to: string; keysSent: number; progress: number }[];
+  strong: { recovering: boolean; sweep: { settled: number; cancelled: number; failed: number } };
 }
 
 export async function status(base: string): Promise<StatusBody> {

@@ -54,3 +54,15 @@ function violations(set: SetReport, cart: CartReport, lww: LwwReport): Violation
     ...lww.resurrected.map((r) => ({ key: r.key, kind: 'resurrected' as const, fromMs: r.by.invokeMs })),
   ];
 }
+
+export {
+  checkLinearizable,
+  checkRegisterHistory,
+  type LinearizabilityResult,
+  type Model,
+  type Operation,
+  type RegisterInput,
+  type RegisterOutput,
+  type RegisterState,
+  registerModel,
+} from '@tessera/core';

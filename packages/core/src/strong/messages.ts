@@ -30,6 +30,8 @@ export type StrongRequest =
       readonly nextRingVersion: number;
       readonly afterKey?: string;
       readonly keysMax: number;
+      /** A wiped node rebuilding its records from every other primary: no ring change needed. */
+      readonly recover?: boolean;
     };
 
 export interface KeyRecord {
@@ -157,6 +159,7 @@ export function decodeStrongRequest(bytes: Uint8Array): StrongRequest {
       nextRingVersion: int(o.nextRingVersion, 'next ring version'),
       keysMax: Math.min(int(o.keysMax, 'keys max'), 1024),
       ...(afterKey === undefined ? {} : { afterKey }),
+      ...(o.recover === true ? { recover: true } : {}),
     };
   }
   return fail('kind');

@@ -2,7 +2,8 @@
  * Fault injection, a test and demo tool (off unless the node runs with --fault-injection): make
  * this node drop its traffic to listed peers. Blocking each side from the other on every node
  * splits the cluster; DELETE heals it. `crashMidWrite` kills the node (SIGKILL) in the middle of
- * the next write it coordinates: sent to the other replicas, not stored here, never answered.
+ * the next write it coordinates: sent to the other replicas, not stored here, never answered;
+ * `crashMidTransaction` kills it in the middle of the next transaction it coordinates.
  * See docs/operations.md.
  */
 import { TesseraError } from '@tessera/core';
@@ -18,6 +19,8 @@ export const faultsBodySchema = z
     blockPeers: z.array(z.string().min(1).max(64)).max(1024),
     /** Kill -9 in the middle of the next write this node coordinates (after its fan-out, before its own copy). */
     crashMidWrite: z.boolean().optional(),
+    /** Kill -9 the next transaction this node coordinates, with its intents placed or just after its commit. */
+    crashMidTransaction: z.enum(['after-intents', 'after-commit']).optional(),
   })
   .strict();
 
@@ -26,7 +29,10 @@ export interface FaultRouteDeps {
   readonly config: Pick<Config, 'nodeId' | 'faultInjection'>;
   /** Links to peers, dropped on demand. */
   readonly peers: Pick<PeerDirectory, 'block' | 'unblock' | 'blockedPeers'>;
-  readonly faults: Pick<FaultSwitches, 'armCrashMidWrite' | 'crashMidWriteArmed'>;
+  readonly faults: Pick<
+    FaultSwitches,
+    'armCrashMidWrite' | 'crashMidWriteArmed' | 'armCrashMidTransaction' | 'crashMidTransactionArmed'
+  >;
 }
 
 export function registerFaultRoutes(app: FastifyInstance, deps: FaultRouteDeps): void {
@@ -42,6 +48,7 @@ export function registerFaultRoutes(app: FastifyInstance, deps: FaultRouteDeps):
     nodeId: deps.config.nodeId,
     blockPeers: deps.peers.blockedPeers(),
     crashMidWrite: deps.faults.crashMidWriteArmed,
+    crashMidTransaction: deps.faults.crashMidTransactionArmed ?? null,
   });
 
   app.get('/v1/admin/faults', async () => {
@@ -54,6 +61,7 @@ export function registerFaultRoutes(app: FastifyInstance, deps: FaultRouteDeps):
     deps.peers.unblock();
     deps.peers.block(body.blockPeers);
     if (body.crashMidWrite === true) deps.faults.armCrashMidWrite();
+    if (body.crashMidTransaction !== undefined) deps.faults.armCrashMidTransaction(body.crashMidTransaction);
     req.log.warn(body, 'fault injection: dropping traffic to peers');
     return current();
   });

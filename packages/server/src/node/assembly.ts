@@ -231,7 +231,7 @@ function gossipOf({ config, view, peers, random, connect, log }: Base): Gossip {
   });
 }
 
-function strongOf({ config, view, peers, engine, now, random, log }: Base): StrongService {
+function strongOf({ config, view, peers, engine, now, random, log, faults }: Base): StrongService {
   return new StrongService({
     self: config.nodeId,
     n: config.n,
@@ -248,6 +248,7 @@ function strongOf({ config, view, peers, engine, now, random, log }: Base): Stro
     now,
     random,
     log: log.child({ component: 'strong' }),
+    crashAt: (step) => faults.takeCrashMidTransaction(step),
   });
 }
 

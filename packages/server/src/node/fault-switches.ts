@@ -17,4 +17,25 @@ export class FaultSwitches {
     this.crashMidWrite = false;
     return armed;
   }
+
+  private crashMidTransaction: TransactionCrashStep | undefined;
+
+  /** The next transaction this node coordinates is killed (SIGKILL) at `step`, never answered. */
+  armCrashMidTransaction(step: TransactionCrashStep): void {
+    this.crashMidTransaction = step;
+  }
+
+  get crashMidTransactionArmed(): TransactionCrashStep | undefined {
+    return this.crashMidTransaction;
+  }
+
+  /** True once after arming, for the transaction that reaches `step` first. */
+  takeCrashMidTransaction(step: TransactionCrashStep): boolean {
+    if (this.crashMidTransaction !== step) return false;
+    this.crashMidTransaction = undefined;
+    return true;
+  }
 }
+
+/** Where a transaction's coordinator can be made to die: with its intents placed, or just after its commit. */
+export type TransactionCrashStep = 'after-intents' | 'after-commit';

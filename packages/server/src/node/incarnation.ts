@@ -28,6 +28,8 @@ export class Incarnation {
     private readonly engine: StorageEngine,
     private readonly random: Rng,
     private current: ActorLife,
+    /** True when this start found no incarnation: a new (or wiped) data dir. */
+    readonly newDataDir: boolean,
   ) {}
 
   static async open(engine: StorageEngine, options: IncarnationOptions): Promise<Incarnation> {
@@ -37,7 +39,7 @@ export class Incarnation {
       last?.clean === true
         ? new ActorLife(options.node, last.tag, last.epoch)
         : new ActorLife(options.node, newIncarnation(random));
-    const incarnation = new Incarnation(engine, random, life);
+    const incarnation = new Incarnation(engine, random, life, last === undefined);
     await incarnation.persist(false);
     return incarnation;
   }

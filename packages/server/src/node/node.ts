@@ -74,6 +74,7 @@ async function boot(config: Config, log: Logger, front: ClientFront, closers: Cl
   const parts = assembleNode({ config, engine, incarnation, view, now, random: Math.random, connect, log });
   closers.add(async () => parts.peers.close());
   await openStores(parts);
+  await parts.strong.open({ newDataDir: incarnation.newDataDir });
   peerServing.ready(parts);
   const node = startBackground(parts, security.client, closers);
   const clients = await front(node, splitHostPort(config.http));
@@ -100,7 +101,7 @@ function startBackground(parts: NodeParts, security: PeerClientSecurity, closers
   closers.add(() => antiEntropy.stop());
   gossip.start();
   closers.add(async () => gossip.stop());
-  const sweep = setInterval(() => void parts.strong.sweeper.tick(), STRONG_SWEEP_INTERVAL_MS);
+  const sweep = setInterval(() => void parts.strong.tick(), STRONG_SWEEP_INTERVAL_MS);
   sweep.unref();
   closers.add(async () => clearInterval(sweep));
   const membership = startMembership({ ...parts, self: selfMember(config), security });

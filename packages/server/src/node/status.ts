@@ -5,7 +5,10 @@ import type { NodeParts } from './assembly.js';
 
 export type MemberView = 'up' | 'down' | 'joining' | 'leaving';
 
-export type StatusSources = Pick<NodeParts, 'config' | 'view' | 'peers' | 'incarnation' | 'engine'> & {
+export type StatusSources = Pick<
+  NodeParts,
+  'config' | 'view' | 'peers' | 'incarnation' | 'engine' | 'strong'
+> & {
   readonly membership: Pick<MembershipService, 'pending' | 'transfers' | 'retirer'>;
 };
 
@@ -37,6 +40,13 @@ export function nodeStatus(node: StatusSources) {
     storage: node.engine.kind,
     durability: config.durability,
     members: memberViews(node, state),
+    strong: {
+      namespaces: config.strongNamespaces,
+      /** True while a wiped node rebuilds its strong records (it votes on nothing until done). */
+      recovering: node.strong.recovery.recovering,
+      /** Stalled transactions' intents settled and records cancelled by this node's recovery sweep. */
+      sweep: { ...node.strong.sweeper.stats },
+    },
   };
 }
 

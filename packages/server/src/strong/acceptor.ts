@@ -21,6 +21,8 @@ export interface StrongAcceptorDeps {
   readonly n: number;
   readonly state: () => ClusterState;
   readonly records: AcceptorRecords;
+  /** True while this node rebuilds the records a wipe lost: it votes on nothing until done. */
+  readonly recovering: () => boolean;
 }
 
 export class StrongAcceptor {
@@ -44,6 +46,7 @@ export class StrongAcceptor {
     const state = this.deps.state();
     const placement = placementOf(state, key, this.deps.n);
     const ringVersion = state.ring.version;
+    if (this.deps.recovering()) return { kind: 'refused', reason: 'recovering', ringVersion };
     if (placement.movingTo !== undefined) return { kind: 'refused', reason: 'moving', ringVersion };
     const mine = placement.replicas.includes(this.deps.self);
     if (!mine || ringVersion !== view.ringVersion || !sameNodes(placement.replicas, view.replicas)) {
@@ -77,6 +80,12 @@ export class StrongAcceptor {
    */
   private async pull(request: Extract<StrongRequest, { kind: 'pull' }>): Promise<StrongReply> {
     const state = this.deps.state();
+    if (this.deps.recovering())
+      return { kind: 'refused', reason: 'recovering', ringVersion: state.ring.version };
+    if (request.recover === true) {
+      const page = await this.deps.records.page(request.partition, request.afterKey, request.keysMax);
+      return { kind: 'pull', records: page.records, done: page.done };
+    }
     const pendingVersion = state.pending?.next.version;
     if (pendingVersion !== request.nextRingVersion || state.ring.version >= request.nextRingVersion) {
       return { kind: 'refused', reason: 'view', ringVersion: state.ring.version };

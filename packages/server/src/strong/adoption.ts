@@ -40,11 +40,29 @@ export async function adoptPartition(
   return complete >= needed;
 }
 
+/**
+ * A wiped node rebuilds a partition's records (docs/transactions.md, "Wiped nodes"): from every
+ * other primary, since any majority that chose a register or gave a promise holds at least one of
+ * them. True once all answered to the end.
+ */
+export async function recoverPartition(
+  deps: AdoptionDeps,
+  partition: number,
+  replicas: readonly NodeId[],
+): Promise<boolean> {
+  for (const source of replicas) {
+    if (source === deps.self) continue;
+    if (!(await pullAll(deps, source, partition, 0, true))) return false;
+  }
+  return true;
+}
+
 async function pullAll(
   deps: AdoptionDeps,
   source: NodeId,
   partition: number,
   nextRingVersion: number,
+  recover = false,
 ): Promise<boolean> {
   let afterKey: string | undefined;
   for (let page = 0; page < PULL_PAGES_MAX; page++) {
@@ -54,6 +72,7 @@ async function pullAll(
       nextRingVersion,
       keysMax: PULL_PAGE_KEYS,
       ...(afterKey === undefined ? {} : { afterKey }),
+      ...(recover ? { recover: true } : {}),
     };
     let reply: Awaited<ReturnType<StrongSend>>;
     try {

@@ -22,6 +22,7 @@ import { adoptPartition } from './adoption.js';
 import { placementOf } from './placement.js';
 import { Proposer, type StrongSend } from './proposer.js';
 import { AcceptorRecords } from './records.js';
+import { WipeRecovery } from './recovery.js';
 import { StrongKeys } from './strong-keys.js';
 import { StrongSweeper } from './sweeper.js';
 import { Transactions } from './transactions.js';
@@ -45,6 +46,8 @@ export interface StrongServiceDeps {
   readonly now: () => number;
   readonly random: () => number;
   readonly log: Logger;
+  /** Fault injection: the coordinator of a transaction dies at this step when it answers true. */
+  readonly crashAt?: (step: 'after-intents' | 'after-commit') => boolean;
 }
 
 /** Does `key` belong to a strong namespace (`<namespace>/…`)? */
@@ -61,14 +64,27 @@ export class StrongService {
   readonly keys: StrongKeys;
   readonly transactions: Transactions;
   readonly sweeper: StrongSweeper;
+  readonly recovery: WipeRecovery;
   private readonly send: StrongSend;
 
   constructor(private readonly deps: StrongServiceDeps) {
     const { self, n, settings, state, now, random, log } = deps;
     this.isStrong = strongKeyTest(settings.namespaces);
     this.records = new AcceptorRecords(deps.engine, state().ring.partitionCount, deps.sync);
-    this.acceptor = new StrongAcceptor({ self, n, state, records: this.records });
     this.send = (node, request, timeoutMs) => this.sendTo(node, request, timeoutMs);
+    this.recovery = new WipeRecovery(deps.engine, {
+      ...this.pullDeps(),
+      n,
+      state,
+      log: log.child({ component: 'strong-recovery' }),
+    });
+    this.acceptor = new StrongAcceptor({
+      self,
+      n,
+      state,
+      records: this.records,
+      recovering: () => this.recovery.recovering,
+    });
     const pause = (ms: number) => sleep(ms, undefined, { ref: false });
     this.proposer = new Proposer({
       self,
@@ -88,6 +104,7 @@ export class StrongService {
       keys: this.keys,
       txnTimeoutMs: settings.txnTimeoutMs,
       randomId: () => randomBytes(12).toString('hex'),
+      ...(deps.crashAt === undefined ? {} : { crashAt: deps.crashAt }),
     });
     this.sweeper = new StrongSweeper({
       ...intents,
@@ -109,19 +126,32 @@ export class StrongService {
     return encodeStrong(await this.acceptor.handle(decodeStrongRequest(payload)));
   }
 
+  /** Reads what must survive a restart (a wiped node's unfinished rebuild); before serving. */
+  async open(options: { readonly newDataDir: boolean }): Promise<void> {
+    await this.recovery.open();
+    if (options.newDataDir) await this.recovery.beginIfOwner(this.deps.self);
+  }
+
+  /** Background work: the recovery sweep, and a wiped node's rebuild. */
+  async tick(): Promise<void> {
+    await this.recovery
+      .tick()
+      .catch((err: unknown) => this.deps.log.warn({ err: String(err) }, 'strong rebuild failed; will retry'));
+    await this.sweeper.tick();
+  }
+
   /** Pulls a gained partition's records during a ring change; true once adopted. */
   adopt(partition: number, nextRingVersion: number, replicas: readonly NodeId[]): Promise<boolean> {
-    return adoptPartition(
-      {
-        self: this.deps.self,
-        records: this.records,
-        send: this.send,
-        timeoutMs: this.deps.settings.phaseTimeoutMs * 4,
-      },
-      partition,
-      nextRingVersion,
-      replicas,
-    );
+    return adoptPartition(this.pullDeps(), partition, nextRingVersion, replicas);
+  }
+
+  private pullDeps() {
+    return {
+      self: this.deps.self,
+      records: this.records,
+      send: this.send,
+      timeoutMs: this.deps.settings.phaseTimeoutMs * 4,
+    };
   }
 
   private async sendTo(node: NodeId, request: Parameters<StrongSend>[1], timeoutMs: number) {

@@ -29,6 +29,8 @@ export interface TransactionDeps extends IntentDeps {
   /** How long a transaction may hold its keys before anyone may cancel it. */
   readonly txnTimeoutMs: number;
   readonly randomId: () => string;
+  /** Fault injection: true when this transaction's coordinator must die at `step` (never answering). */
+  readonly crashAt?: (step: 'after-intents' | 'after-commit') => boolean;
 }
 
 /** How placing one action's intent went. */
@@ -65,14 +67,24 @@ export class Transactions {
     const placements = await Promise.all(
       actions.map((action) => this.place(txn, action, record.expiresAtMs, deadlineMs)),
     );
-    const ended = placements.every((p) => p.kind === 'placed')
+    const allPlaced = placements.every((p) => p.kind === 'placed');
+    if (allPlaced) this.maybeCrash('after-intents');
+    const ended = allPlaced
       ? await this.commit(txn, actions, placements, deadlineMs)
       : await cancelIfPending(this.deps, txn, placements.map(reasonOf), deadlineMs);
+    if (ended?.status === 'committed') this.maybeCrash('after-commit');
     if (ended === undefined || ended.status === 'pending') {
       throw new TesseraError('INTERNAL', `Transaction ${txn} has no final record after its end.`);
     }
     await this.settle(txn, ended, deadlineMs);
     return finished(ended);
+  }
+
+  /** Fault injection: SIGKILL this process now, when armed for `step`. */
+  private maybeCrash(step: 'after-intents' | 'after-commit'): void {
+    if (this.deps.crashAt?.(step) !== true) return;
+    process.kill(process.pid, 'SIGKILL');
+    throw new TesseraError('INTERNAL', `Fault injection: this node dies ${step}.`);
   }
 
   /** A consistent snapshot: every key read twice, answered once no version moved in between. */

@@ -1,0 +1,2 @@
+export * from './checker.js';
+export * from './register-model.js';
