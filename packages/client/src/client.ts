@@ -37,6 +37,16 @@ import { type ResolvedOptions, resolveOptions, type TesseraClientOptions, whole 
 import type { Resolver } from './resolvers/types.js';
 import { type RingStats, type Route, Router } from './routing/router.js';
 import type { InferOutput, StandardSchemaV1 } from './schema.js';
+import { type Send, StrongCalls } from './strong/calls.js';
+import { StrongCollection, type StrongOptions } from './strong/collection.js';
+import {
+  type TransactAction,
+  type TransactGetItem,
+  type TransactOptions,
+  type TransactResult,
+  transact,
+  transactGet,
+} from './strong/transact.js';
 import { fetchTransport } from './transport/fetch.js';
 import { type Transport, withBearerToken } from './transport/types.js';
 import { runUpdate, type UpdateOptions, type UpdateResult, type Updater } from './update.js';
@@ -70,6 +80,8 @@ export class TesseraClient {
   private readonly router: Router;
   private readonly requests: RequestStats;
   private readonly requester: Requester;
+  private readonly strongCalls: StrongCalls;
+  private readonly sender: Send = (spec, options) => this.send(spec, options);
   private closed = false;
 
   constructor(options: TesseraClientOptions) {
@@ -89,6 +101,8 @@ export class TesseraClient {
       firstLoadWaitMs: Math.min(RING_TIMEOUT_MS, this.options.timeoutMs),
     });
     this.requester = new Requester(this.transport, this.router, this.requests);
+    const { serverTimeoutMs, backoff, deadlineMs } = this.options;
+    this.strongCalls = new StrongCalls(this.sender, { serverTimeoutMs, backoff, deadlineMs });
   }
 
   /** The transport used when none is given: fetch. The Node entry's subclass uses an undici pool. */
@@ -251,6 +265,29 @@ export class TesseraClient {
       throw new TesseraError('INVALID_ARGUMENT', 'A collection prefix is a non-empty string.');
     }
     return new Collection<InferOutput<S>>(this, prefix, options);
+  }
+
+  /**
+   * The strong keys `namespace/id` of a namespace in the nodes' strong list (--strong):
+   * linearizable get, put, delete and update with versions and conditions, and the actions of
+   * transactions on them (strong/collection.ts).
+   */
+  strong<T = unknown>(namespace: string, options: StrongOptions<T> = {}): StrongCollection<T> {
+    return new StrongCollection<T>(this.strongCalls, namespace, options);
+  }
+
+  /**
+   * Applies 1 to 100 actions on strong keys, all or none (POST /v1/transactions): a failed
+   * condition throws TRANSACTION_CANCELED (see `cancellationReasons`). One clientRequestToken per
+   * call, the same on every retry, so retries never apply it twice (strong/transact.ts).
+   */
+  async transact(actions: readonly TransactAction[], options: TransactOptions = {}): Promise<TransactResult> {
+    return transact(this.sender, actions, options);
+  }
+
+  /** The values of 1 to 100 strong keys at one instant (POST /v1/transactions/get), in order. */
+  async transactGet(keys: readonly string[], options: CallOptions = {}): Promise<TransactGetItem[]> {
+    return transactGet(this.sender, keys, options);
   }
 
   /** The nodes this client would try for `key`, best first (loads the ring if needed). */

@@ -16,7 +16,7 @@ import {
   type WriteOptions,
 } from './kv.js';
 import type { Resolver } from './resolvers/types.js';
-import { type StandardSchemaV1, validate } from './schema.js';
+import { checkIn, checkStored, type StandardSchemaV1 } from './schema.js';
 import { runUpdate, type UpdateOptions, type UpdateResult, type Updater } from './update.js';
 
 export interface CollectionOptions<T> {
@@ -124,18 +124,12 @@ export class Collection<T> {
 
   /** A read with every sibling validated against the schema. */
   private async checked(read: GetResult<unknown>): Promise<GetResult<T>> {
-    const { key } = read;
+    const count = read.siblings.length;
     const values: T[] = [];
-    for (let i = 0; i < read.siblings.length; i++) {
-      const checked = await validate(this.options.schema, read.siblings[i]);
-      if (!checked.ok) {
-        throw new TesseraError(
-          'INVALID_STORED_VALUE',
-          `Key "${key}" holds a value that does not match the schema of collection "${this.prefix}" (sibling ${i + 1} of ${read.siblings.length}): ${checked.problem}`,
-          { key, details: { sibling: i, issues: checked.issues } },
-        );
-      }
-      values.push(checked.value);
+    for (let index = 0; index < count; index++) {
+      values.push(
+        await checkStored(this.options.schema, read.siblings[index], read.key, this.owner, { index, count }),
+      );
     }
     const versions = read.versions.map((v, i) => ({ value: values[i]!, lastModified: v.lastModified }));
     return { ...read, siblings: values, versions };
@@ -177,12 +171,11 @@ export class Collection<T> {
   }
 
   private async checkIn(key: string, value: T): Promise<T> {
-    const checked = await validate(this.options.schema, value);
-    if (checked.ok) return checked.value;
-    throw new TesseraError(
-      'VALIDATION_FAILED',
-      `The value for key "${key}" does not match the schema of collection "${this.prefix}": ${checked.problem}`,
-      { key, details: { issues: checked.issues } },
-    );
+    return checkIn(this.options.schema, value, key, this.owner);
+  }
+
+  /** Who the schema belongs to, for error messages. */
+  private get owner(): string {
+    return `collection "${this.prefix}"`;
   }
 }

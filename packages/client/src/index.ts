@@ -77,6 +77,29 @@ export {
 export type { NodeUrl } from './routing/ring.js';
 export type { RingStats, Role, Route } from './routing/router.js';
 export type { InferOutput, SchemaIssue, SchemaResult, StandardSchemaV1 } from './schema.js';
+export type { StrongRead, StrongWriteResult } from './strong/calls.js';
+export type {
+  StrongDeleteOptions,
+  StrongOptions,
+  StrongPutOptions,
+  StrongUpdateOptions,
+  StrongUpdateResult,
+  StrongUpdater,
+  StrongValue,
+} from './strong/collection.js';
+export { STRONG_UPDATE_RETRIES, StrongCollection } from './strong/collection.js';
+export type { StrongWriteCondition, TransactCondition } from './strong/conditions.js';
+export { type CancellationReason, cancellationReasons } from './strong/reasons.js';
+export type {
+  TransactAction,
+  TransactCheck,
+  TransactDelete,
+  TransactGetItem,
+  TransactOptions,
+  TransactPut,
+  TransactResult,
+} from './strong/transact.js';
+export { TRANSACT_ITEMS_MAX } from './strong/transact.js';
 export { type FetchLike, fetchTransport } from './transport/fetch.js';
 export type { HttpMethod, Transport, TransportRequest, TransportResponse } from './transport/types.js';
 export { TransportFailure } from './transport/types.js';

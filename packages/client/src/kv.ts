@@ -193,7 +193,7 @@ export function mergeSiblings<T>(read: GetResult<T>, resolver: Resolver<T> | und
   return merged;
 }
 
-function badBody(node: string, what: string, call = 'a get'): TesseraError {
+export function badBody(node: string, what: string, call = 'a get'): TesseraError {
   return new TesseraError('BAD_RESPONSE', `${node} answered ${call} with ${what}.`, { node });
 }
 

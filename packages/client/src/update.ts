@@ -14,16 +14,8 @@
  * (retries spent, or the deadline passed), it reports the most informative failure of all its
  * rounds (retry.ts), with `maybeApplied` true if any round's write may have landed.
  */
-import { TesseraError } from './errors.js';
-import {
-  type BackoffOptions,
-  backoffMs,
-  Deadline,
-  mostInformative,
-  rebuild,
-  sleep,
-  transient,
-} from './http/retry.js';
+import type { TesseraError } from './errors.js';
+import { type BackoffOptions, transient } from './http/retry.js';
 import {
   type GetResult,
   mergeSiblings,
@@ -33,6 +25,7 @@ import {
   type WriteReceipt,
 } from './kv.js';
 import type { Resolver } from './resolvers/types.js';
+import { runRounds } from './rounds.js';
 
 export interface UpdateOptions<T> extends Omit<ReadOptions, 'retries'>, Pick<WriteOptions, 'w'> {
   /** Merges siblings; without it, more than one sibling fails with SIBLINGS_UNRESOLVED. */
@@ -69,72 +62,31 @@ export async function runUpdate<T>(
   fn: Updater<T>,
   options: UpdateOptions<T> = {},
 ): Promise<UpdateResult<T>> {
-  const rounds = (options.retries ?? 5) + 1;
-  const deadline = new Deadline(options.deadlineMs);
-  const call = (): { timeoutMs?: number; signal?: AbortSignal; deadlineMs?: number } => ({
-    ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
-    ...(options.signal === undefined ? {} : { signal: options.signal }),
-    // Each read and write gets what is left of the update's deadline.
-    ...(deadline.ms === undefined ? {} : { deadlineMs: Math.max(1, Math.ceil(deadline.remaining())) }),
+  const idempotent = options.idempotent ?? true;
+  const rounds = {
+    retries: options.retries ?? 5,
+    deadlineMs: options.deadlineMs,
+    timeoutMs: options.timeoutMs,
+    signal: options.signal,
+    backoff: steps.backoff,
+    again: (failure: TesseraError) => worthRetrying(failure, idempotent),
+  };
+  return runRounds(key, rounds, async (call) => {
+    const read = await steps.read(key, { ...call, ...(options.r === undefined ? {} : { r: options.r }) });
+    const current = mergeSiblings(read, options.resolver);
+    const value = await fn(current);
+    const { context, stored } = await steps.write(key, value, {
+      ...call,
+      context: read.context,
+      ...(options.w === undefined ? {} : { w: options.w }),
+    });
+    return stored === undefined ? { value, context } : { value, context, stored };
   });
-  const failures: TesseraError[] = [];
-  let attempts = 0;
-  const anyApplied = (): boolean => failures.some((f) => f.maybeApplied);
-  const giveUp = (why?: string): TesseraError =>
-    failures.length === 0
-      ? new TesseraError('REQUEST_TIMEOUT', why ?? 'The update ran out of time.', { key, attempts: 0 })
-      : mostInformative(failures, { attempts, why, others: 'Other rounds' });
-  for (let round = 1; ; round++) {
-    if (deadline.passed()) throw giveUp(deadline.why(round - 1, 'update'));
-    try {
-      const read = await steps.read(key, { ...call(), ...(options.r === undefined ? {} : { r: options.r }) });
-      const current = mergeSiblings(read, options.resolver);
-      const value = await fn(current);
-      const { context, stored } = await steps.write(key, value, {
-        ...call(),
-        context: read.context,
-        ...(options.w === undefined ? {} : { w: options.w }),
-      });
-      return stored === undefined ? { value, context } : { value, context, stored };
-    } catch (err) {
-      if (!TesseraError.is(err)) throw err;
-      attempts += err.attempts;
-      const failure = rebuild(err, { attempts });
-      if (failure.code === 'ABORTED')
-        throw rebuild(failure, { maybeApplied: failure.maybeApplied || anyApplied() });
-      failures.push(failure);
-      // A definite answer (SIBLINGS_UNRESOLVED, bad input, a non-idempotent write that may have landed) ends it as is.
-      if (!worthRetrying(failure, options.idempotent ?? true)) {
-        throw rebuild(failure, { maybeApplied: anyApplied() });
-      }
-      if (round >= rounds) throw giveUp(`The update gave up after ${round} rounds.`);
-      if (deadline.passed()) throw giveUp(deadline.why(round, 'update'));
-      const waitMs = backoffMs(round - 1, steps.backoff);
-      if (waitMs >= deadline.remaining()) throw giveUp(deadline.why(round, 'update'));
-      await wait(waitMs, options.signal, key, anyApplied());
-    }
-  }
 }
 
+/** SIBLINGS_UNRESOLVED, bad input, and a non-idempotent write that may have landed end the update. */
 function worthRetrying(err: TesseraError, idempotent: boolean): boolean {
   if (err.code === 'TOO_MANY_SIBLINGS' || err.code === 'CLOCK_TOO_LARGE') return true;
   if (!transient(err)) return false;
   return idempotent || !err.maybeApplied;
-}
-
-async function wait(
-  ms: number,
-  signal: AbortSignal | undefined,
-  key: string,
-  maybeApplied: boolean,
-): Promise<void> {
-  try {
-    await sleep(ms, signal);
-  } catch (reason) {
-    throw new TesseraError('ABORTED', 'The update was aborted by its AbortSignal.', {
-      key,
-      maybeApplied,
-      cause: reason,
-    });
-  }
 }

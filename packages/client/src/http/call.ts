@@ -13,6 +13,8 @@ export interface Attempt {
   readonly body?: unknown;
   /** The body already serialized (by `serializeBody`); wins over `body`. */
   readonly bodyText?: string | undefined;
+  /** Request headers of the call (a strong write's If-Match, say). */
+  readonly headers?: Readonly<Record<string, string>> | undefined;
 }
 
 export interface NodeAnswer {
@@ -88,6 +90,7 @@ export async function callNode(
       node: baseUrl,
       signal: controller.signal,
       ...(body === undefined ? {} : { body }),
+      ...(attempt.headers === undefined ? {} : { headers: attempt.headers }),
     });
     return {
       status: res.status,

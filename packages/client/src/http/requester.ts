@@ -8,6 +8,7 @@ import type { Route, Router } from '../routing/router.js';
 import type { HttpMethod, Transport } from '../transport/types.js';
 import { answerError, callNode, type NodeAnswer, serializeBody } from './call.js';
 import {
+  answersFirstOutcome,
   type BackoffOptions,
   backoffMs,
   Deadline,
@@ -38,6 +39,8 @@ export interface RequestSpec {
   readonly prefer?: string | undefined;
   /** Error statuses that are answers for this call (404 for a get). */
   readonly accept?: readonly number[];
+  /** Request headers (a strong write's condition). */
+  readonly headers?: Readonly<Record<string, string>>;
 }
 
 export interface SendSettings {
@@ -95,7 +98,7 @@ export class Requester {
         const answer = await callNode(
           this.transport,
           route.url,
-          { method: spec.method, path: spec.path, bodyText },
+          { method: spec.method, path: spec.path, bodyText, headers: spec.headers },
           {
             timeoutMs: Math.min(settings.timeoutMs, Math.ceil(left)),
             signal: settings.signal,
@@ -130,7 +133,8 @@ export class Requester {
       failures.push(error);
       // A definite answer (bad input, a conflict, a write that may have landed) ends the call as is.
       if (!retryable(error, spec.safety)) {
-        throw rebuild(error, { maybeApplied: failures.some((f) => f.maybeApplied) });
+        const applied = !answersFirstOutcome(error, spec.safety) && failures.some((f) => f.maybeApplied);
+        throw rebuild(error, { maybeApplied: applied });
       }
       if (verdict(error) && ++verdicts >= VERDICTS_MAX) {
         throw giveUp(

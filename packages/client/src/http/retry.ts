@@ -2,14 +2,14 @@
  * When a failed call may be sent again, how long to wait first, and which of several failures
  * to report.
  *
- * | failure                                                          | get                   | put (with or without context) | delete with context   | delete without context |
- * | ---------------------------------------------------------------- | --------------------- | ----------------------------- | --------------------- | ---------------------- |
- * | NODE_UNREACHABLE (not sent: no connection, or a browser's refusal) | yes                   | yes                           | yes                   | yes                    |
- * | 503 NODE_NOT_READY, OVERLOADED (refused before work)             | yes                   | yes                           | yes                   | yes                    |
- * | CONNECTION_FAILED, REQUEST_TIMEOUT                               | yes                   | no: may have been applied     | yes                   | no                     |
- * | 503 INSUFFICIENT_REPLICAS, PEER_UNAVAILABLE, 504 TIMEOUT         | once, on another node | no: may have been applied     | once, on another node | no                     |
- * | other 5xx, BAD_RESPONSE with a 5xx                               | yes                   | no: may have been applied     | yes                   | no                     |
- * | 4xx, 501 NOT_SUPPORTED, INVALID_VALUE (raised before sending)    | no                    | no                            | no                    | no                     |
+ * | failure                                                          | get, strong get, transactGet | put; delete without context; strong put or delete without condition | delete with context; strong write with condition; transact |
+ * | ---------------------------------------------------------------- | ---------------------------- | -------------------------------------------------------------------- | ---------------------------------------------------------- |
+ * | NODE_UNREACHABLE (not sent: no connection, or a browser's refusal) | yes                          | yes                                                                  | yes                                                        |
+ * | 503 NODE_NOT_READY, OVERLOADED (refused before work)             | yes                          | yes                                                                  | yes                                                        |
+ * | CONNECTION_FAILED, REQUEST_TIMEOUT                               | yes                          | no: may have been applied                                            | yes                                                        |
+ * | 503 INSUFFICIENT_REPLICAS, PEER_UNAVAILABLE, 504 TIMEOUT         | once, on another node        | no: may have been applied                                            | once, on another node                                      |
+ * | 503 STRONG_UNAVAILABLE, other 5xx, BAD_RESPONSE with a 5xx       | yes                          | no: may have been applied                                            | yes                                                        |
+ * | 4xx, 501 NOT_SUPPORTED, INVALID_VALUE (raised before sending)    | no                           | no                                                                   | no                                                         |
  *
  * A put that may have been applied must not be sent again blindly: without a context the copy
  * becomes a second sibling (the same item twice in a list, a counter bumped twice); with a context
@@ -17,6 +17,15 @@
  * and a second tombstone for the same context changes nothing, so it is safe. A delete without a
  * context deletes whatever a read sees at the time, which may include a put made in between.
  * `update` re-reads and re-applies instead (see update.ts).
+ *
+ * Strong keys (strong/): a put or delete without a condition is like a plain put: sent again after
+ * it applied, it would apply a second time, after writes made in between. One with a condition
+ * (If-Match, If-None-Match) cannot apply twice: a copy sent after the first applied fails the
+ * condition, so a retry is safe, but its answer may then be PRECONDITION_FAILED although the write
+ * did apply (the error says `maybeApplied: true`). A transaction carries a clientRequestToken, the
+ * same on every attempt: the node answers a repeat with the first attempt's outcome, so a retry is
+ * safe and its answer is the truth (an error answer after a failure that may have applied says
+ * `maybeApplied: false`: see `answersFirstOutcome`).
  *
  * INSUFFICIENT_REPLICAS, PEER_UNAVAILABLE and TIMEOUT are a coordinator's verdict on the key's
  * replicas, not on itself: every coordinator asks the same replicas, so another one can only do
@@ -35,8 +44,11 @@
  */
 import { TesseraError } from '../errors.js';
 
-/** How a request may be retried; see the table above. */
-export type Safety = 'read' | 'write' | 'tombstone';
+/**
+ * How a request may be retried; see the table above. `conditional`: a strong write with a
+ * condition; `token`: a transaction, whose token makes a repeat answer the first outcome.
+ */
+export type Safety = 'read' | 'write' | 'tombstone' | 'conditional' | 'token';
 
 /** Server codes that mean the node refused the request before doing any work. */
 const REFUSED_BEFORE_WORK = new Set(['NODE_NOT_READY', 'OVERLOADED']);
@@ -72,6 +84,16 @@ export function retryable(err: TesseraError, safety: Safety): boolean {
   if (!transient(err)) return false;
   if (safety === 'write') return refusedBeforeWork(err);
   return true;
+}
+
+/**
+ * Whether a node's definite answer (not a transient failure) to a repeated request tells the
+ * outcome of every attempt: true for a transaction, whose token makes the node answer a repeat
+ * with the first attempt's outcome; so an error answer after a timeout means nothing applied.
+ */
+export function answersFirstOutcome(err: TesseraError, safety: Safety): boolean {
+  const nodeAnswer = err.httpStatus !== undefined && err.code !== 'BAD_RESPONSE';
+  return safety === 'token' && nodeAnswer && err.httpStatus < 500;
 }
 
 /** Whether the failure says something about the node itself (so routing should avoid it). */
@@ -126,7 +148,7 @@ export function mostInformative(
   });
 }
 
-/** A copy of `err` (its code, status, node, details, cause) with other facts or message. */
+/** A copy of `err` (its code, status, node, details, cause) with other facts, message or details. */
 export function rebuild(
   err: TesseraError,
   changes: {
@@ -135,6 +157,7 @@ export function rebuild(
     readonly maybeApplied?: boolean;
     readonly nodeId?: string | undefined;
     readonly key?: string | undefined;
+    readonly details?: Readonly<Record<string, unknown>> | undefined;
   },
 ): TesseraError {
   return new TesseraError(err.code, changes.message ?? err.message, {
@@ -145,7 +168,7 @@ export function rebuild(
     maybeApplied: changes.maybeApplied ?? err.maybeApplied,
     attempts: changes.attempts ?? err.attempts,
     retryAfterMs: err.retryAfterMs,
-    details: err.details,
+    details: changes.details ?? err.details,
     cause: err.cause,
   });
 }

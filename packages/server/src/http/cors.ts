@@ -15,14 +15,14 @@ export const PREFLIGHT_MAX_AGE_S = 600;
 /** The methods of the API (POST: batch reads and admin calls). */
 export const CORS_METHODS = ['GET', 'HEAD', 'PUT', 'DELETE', 'POST'] as const;
 
-/** Request headers a page may send: JSON bodies and bearer tokens. */
-export const CORS_REQUEST_HEADERS = ['content-type', 'authorization'] as const;
+/** Request headers a page may send: JSON bodies, bearer tokens, and strong keys' conditions. */
+export const CORS_REQUEST_HEADERS = ['content-type', 'authorization', 'if-match', 'if-none-match'] as const;
 
 /**
  * Response headers a page may read besides the CORS-safelisted ones (content-type, …): the client
  * reads Retry-After of an OVERLOADED or NODE_NOT_READY answer to wait before it retries.
  */
-export const CORS_EXPOSED_HEADERS = ['retry-after'] as const;
+export const CORS_EXPOSED_HEADERS = ['retry-after', 'etag'] as const;
 
 /** Registers CORS when `origins` lists any; call before the authentication hook. */
 export function registerCors(app: FastifyInstance, origins: readonly string[] | undefined): void {

@@ -60,7 +60,23 @@ export function registerKvRoutes(
  * The key: the path segment, or the `key` query parameter when the segment is empty (the only way
  * to send the keys `.` and `..`, which URL parsers remove from paths).
  */
-function keyOf(req: FastifyRequest, query: { key?: string | undefined }): string {
+function keyOf(
+  req: FastifyRequest,
+  query: { key?: string | undefined; consistency?: 'strong' | undefined },
+  strong?: StrongRouteDeps['strong'],
+): string {
+  const key = segmentOrQueryKey(req, query);
+  if (query.consistency === 'strong' && strong !== undefined && !strong.isStrong(key)) {
+    throw new TesseraError(
+      'NOT_STRONG_KEY',
+      `Key "${key.slice(0, 200)}" is in no strong namespace of this node (--strong); nothing was read or written. Use a plain read or write, or declare its namespace on every node.`,
+      { key },
+    );
+  }
+  return key;
+}
+
+function segmentOrQueryKey(req: FastifyRequest, query: { key?: string | undefined }): string {
   const segment = (req.params as { key?: unknown }).key;
   if (query.key === undefined) return validateKey(segment);
   if (segment !== '') {
@@ -79,7 +95,7 @@ async function getKey(
   reply: FastifyReply,
 ): Promise<unknown> {
   const query = parseInput(readQuerySchema, req.query, 'query');
-  const key = keyOf(req, query);
+  const key = keyOf(req, query, deps.strong);
   if (deps.strong.isStrong(key)) return strongGet(deps, key, query, reply);
   const { state, context: issued } =
     query.local === 'true'
@@ -116,7 +132,7 @@ async function putKey(
   reply: FastifyReply,
 ): Promise<unknown> {
   const query = parseInput(writeQuerySchema, req.query, 'query');
-  const key = keyOf(req, query);
+  const key = keyOf(req, query, deps.strong);
   const body = parseInput(putBodySchema, req.body, 'body');
   if (deps.strong.isStrong(key)) return strongWrite(deps, key, body.value, body, query, req, reply);
   const value = Buffer.from(JSON.stringify(body.value), 'utf8');
@@ -134,7 +150,7 @@ async function deleteKey(
   reply: FastifyReply,
 ): Promise<unknown> {
   const query = parseInput(deleteQuerySchema, req.query, 'query');
-  const key = keyOf(req, query);
+  const key = keyOf(req, query, deps.strong);
   const body = parseInput(deleteBodySchema, req.body, 'body');
   if (deps.strong.isStrong(key)) return strongWrite(deps, key, undefined, body, query, req, reply);
   try {

@@ -28,8 +28,15 @@ const missingParam = z.enum(['error', 'ok']).meta({
     '`ok`: a key with no live value is answered 200 (no siblings; a read carries the tombstone context, if any) instead of 404 NOT_FOUND, so browsers log no failed request.',
 });
 
+/** `?consistency=strong`: the caller expects a strong key; a key in no strong namespace is NOT_STRONG_KEY. */
+const consistencyParam = z.enum(['strong']).meta({
+  description:
+    '`strong`: the caller expects the key to be in a strong namespace; otherwise the request is refused with NOT_STRONG_KEY before anything is read or written.',
+});
+
 export const readQuerySchema = z
   .object({
+    consistency: consistencyParam.optional(),
     r: intParam('r', 1, 64).optional(),
     timeoutMs: intParam('timeoutMs', 1, 120_000).optional(),
     local: z.enum(['true', 'false']).optional(),
@@ -40,6 +47,7 @@ export const readQuerySchema = z
 
 export const writeQuerySchema = z
   .object({
+    consistency: consistencyParam.optional(),
     w: intParam('w', 1, 64).optional(),
     timeoutMs: intParam('timeoutMs', 1, 120_000).optional(),
     key: keyParam.optional(),
