@@ -48,7 +48,11 @@ export class StrongCalls {
 
   /** The key's value and version (`?missing=ok`: a key with no value is a 200 without "value"). */
   async read(key: string, options: CallOptions = {}): Promise<StrongRead> {
-    const path = kvPath(key, { missing: 'ok', consistency: 'strong', timeoutMs: this.settings.serverTimeoutMs });
+    const path = kvPath(key, {
+      missing: 'ok',
+      consistency: 'strong',
+      timeoutMs: this.settings.serverTimeoutMs,
+    });
     const answer = await this.send({ method: 'GET', key, path, safety: 'read', accept: [404] }, options);
     const node = answer.route.url;
     if (answer.status === 404) return { found: false, version: notFoundVersion(key, answer) };
