@@ -49,6 +49,7 @@ async function app(settings: Record<string, unknown>, stored: Record<string, unk
     config,
     metrics: new NodeMetrics(),
     admission: { recordForeground: () => {} },
+    strong: { isStrong: () => false },
     coordinator: {
       get: async (key: string) => ({
         state: stateOf(key),
@@ -100,7 +101,7 @@ describe('CORS', () => {
     const ok = await a.inject({ method: 'GET', url: '/v1/kv/k', headers: auth });
     expect(ok.statusCode).toBe(200);
     expect(ok.headers['access-control-allow-origin']).toBe(PAGE);
-    expect(ok.headers['access-control-expose-headers']).toBe('retry-after');
+    expect(ok.headers['access-control-expose-headers']).toBe('retry-after, etag');
     for (const res of [
       await a.inject({ method: 'GET', url: '/v1/kv/k', headers: { origin: PAGE } }),
       await a.inject({ method: 'GET', url: '/v1/nothing', headers: auth }),

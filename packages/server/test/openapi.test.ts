@@ -32,6 +32,7 @@ beforeAll(async () => {
     config,
     metrics: new NodeMetrics(),
     admission: { recordForeground: () => {} },
+    strong: { isStrong: () => false },
   } as unknown as HttpAppDeps;
   app = createHttpApp(deps, silentLogger());
   await app.ready();
@@ -121,7 +122,7 @@ describe('the OpenAPI document', () => {
       properties: { context: { type: 'string' } },
     });
     expect(put.parameters!.map((p) => `${p.in}:${p.name}`).sort()).toEqual(
-      ['path:key', 'query:key', 'query:timeoutMs', 'query:w'].sort(),
+      ['path:key', 'query:consistency', 'query:key', 'query:timeoutMs', 'query:w'].sort(),
     );
   });
 
@@ -171,6 +172,7 @@ describe('the OpenAPI document', () => {
         config,
         metrics: new NodeMetrics(),
         admission: { recordForeground: () => {} },
+        strong: { isStrong: () => false },
         coordinator: {
           write: async (key: string) => ({ context: encodeContext(key, EMPTY_CONTEXT), stored }),
         },

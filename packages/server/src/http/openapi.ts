@@ -9,6 +9,7 @@ import { OpenAPIRegistry, OpenApiGeneratorV31, type RouteConfig } from '@asteaso
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { faultsBodySchema } from './fault-routes.js';
+import { strongBody, strongRoutes } from './openapi-strong.js';
 import {
   BATCH_KEYS_MAX,
   batchGetBodySchema,
@@ -199,6 +200,7 @@ const faultsBody = z.object({
   nodeId: z.string(),
   blockPeers: z.array(z.string()),
   crashMidWrite: z.boolean(),
+  crashMidTransaction: z.enum(['after-intents', 'after-commit']).nullable(),
 });
 
 const json = (schema: z.ZodType, description: string) => ({
@@ -217,8 +219,8 @@ const ROUTES: readonly RouteConfig[] = [
     request: { params: keyParams, query: readQuerySchema },
     responses: {
       200: json(
-        siblingsBody,
-        'The live siblings of the key (none, with `?missing=ok`, for a key with no live value).',
+        z.union([siblingsBody, strongBody]),
+        'The live siblings of the key (none, with `?missing=ok`, for a key with no live value); a strong key: its value and version.',
       ),
       404: json(notFoundBody, 'NOT_FOUND: the key has no live value.'),
       ...errors,
@@ -234,7 +236,10 @@ const ROUTES: readonly RouteConfig[] = [
       body: { content: { 'application/json': { schema: putBodySchema } }, required: true },
     },
     responses: {
-      200: json(contextBody, 'The context of the new version, and how it was stored.'),
+      200: json(
+        z.union([contextBody, strongBody]),
+        'The context of the new version, and how it was stored; a strong key: its version now.',
+      ),
       ...errors,
     },
   },
@@ -248,7 +253,10 @@ const ROUTES: readonly RouteConfig[] = [
       body: { content: { 'application/json': { schema: deleteBodySchema } }, required: false },
     },
     responses: {
-      200: json(deleteAnswer, 'The context of the tombstone, and how it was stored.'),
+      200: json(
+        z.union([deleteAnswer, strongBody]),
+        'The context of the tombstone, and how it was stored; a strong key: its version now.',
+      ),
       ...errors,
     },
   },
@@ -380,7 +388,7 @@ export function openApiDocument(): OpenApiDocument {
     description:
       'Needed only on nodes started with tokens: the client token, or the admin token for /v1/admin/* (docs/security.md).',
   });
-  for (const route of ROUTES) registry.registerPath(route);
+  for (const route of [...ROUTES, ...strongRoutes(errors)]) registry.registerPath(route);
   return new OpenApiGeneratorV31(registry.definitions).generateDocument({
     openapi: '3.1.0',
     info: {
