@@ -6,7 +6,7 @@
 import { TesseraError } from '../errors.js';
 import type { AcceptorRecord, AcceptReply, PrepareReply } from './acceptor.js';
 import type { Ballot } from './ballot.js';
-import type { Intent, Register } from './register.js';
+import { type Intent, OPS_REMEMBERED, type Register } from './register.js';
 
 /** What the proposer believes the key's acceptors are; an acceptor that sees otherwise refuses. */
 export interface StrongView {
@@ -97,10 +97,16 @@ function register(v: unknown): Register {
   const version = int(o.version, 'register version');
   const value = o.value === undefined ? undefined : str(o.value, 'register value', 1 << 24);
   const held = o.intent === undefined ? undefined : intent(o.intent);
+  let ops: string[] | undefined;
+  if (o.ops !== undefined) {
+    if (!Array.isArray(o.ops) || o.ops.length > OPS_REMEMBERED) fail('register ops');
+    ops = o.ops.map((id) => str(id, 'register op', 256));
+  }
   return {
     version,
     ...(value === undefined ? {} : { value }),
     ...(held === undefined ? {} : { intent: held }),
+    ...(ops === undefined ? {} : { ops }),
   };
 }
 

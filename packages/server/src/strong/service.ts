@@ -98,12 +98,13 @@ export class StrongService {
       phaseTimeoutMs: settings.phaseTimeoutMs,
     });
     const intents = { proposer: this.proposer, now };
-    this.keys = new StrongKeys({ ...intents, sleep: pause, random });
+    const randomId = () => randomBytes(12).toString('hex');
+    this.keys = new StrongKeys({ ...intents, sleep: pause, random, randomId });
     this.transactions = new Transactions({
       ...intents,
       keys: this.keys,
       txnTimeoutMs: settings.txnTimeoutMs,
-      randomId: () => randomBytes(12).toString('hex'),
+      randomId,
       ...(deps.crashAt === undefined ? {} : { crashAt: deps.crashAt }),
     });
     this.sweeper = new StrongSweeper({

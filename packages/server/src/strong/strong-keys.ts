@@ -9,8 +9,10 @@ import {
   type Condition,
   conditionHolds,
   type Intent,
+  OPS_REMEMBERED,
   type Register,
   TesseraError,
+  versionOfOp,
   withoutIntent,
 } from '@tessera/core';
 import { type IntentDeps, resolveIntent } from './intents.js';
@@ -18,6 +20,8 @@ import { type IntentDeps, resolveIntent } from './intents.js';
 export interface StrongKeysDeps extends IntentDeps {
   readonly sleep: (ms: number) => Promise<void>;
   readonly random: () => number;
+  /** A unique id for each write (its round may end in doubt and be retried). */
+  readonly randomId: () => string;
 }
 
 /** A write that waits for a transaction pauses this long at most between looks. */
@@ -25,7 +29,11 @@ const WAIT_PAUSE_MAX_MS = 50;
 /** Looks at a key held by intents, at most, before giving up (the deadline usually ends it first). */
 const LOOKS_MAX = 400;
 
-type WriteStep = { ok: true } | { ok: false; held: Intent } | { ok: false; failed: number };
+type WriteStep =
+  | { ok: true; version: number }
+  | { ok: false; held: Intent }
+  | { ok: false; failed: number }
+  | { ok: false; doubt: true };
 
 export class StrongKeys {
   constructor(private readonly deps: StrongKeysDeps) {}
@@ -50,18 +58,38 @@ export class StrongKeys {
     condition: Condition | undefined,
     deadlineMs: number,
   ): Promise<Register> {
+    const opId = this.deps.randomId();
+    // The version the first round that wrote saw: a round that ends in doubt (accepts lost) may
+    // still have been chosen, so later rounds look for `opId` among the register's last writes.
+    let wroteFrom: number | undefined;
     for (let look = 0; look < LOOKS_MAX; look++) {
       const { register, result } = await this.deps.proposer.change<WriteStep>(
         key,
         (current) => {
+          const applied = versionOfOp(current, opId);
+          if (applied !== undefined) return { result: { ok: true, version: applied } };
+          if (wroteFrom !== undefined && current.version - wroteFrom >= OPS_REMEMBERED) {
+            return { result: { ok: false, doubt: true } };
+          }
           if (current.intent !== undefined) return { result: { ok: false, held: current.intent } };
           if (!conditionHolds(current, condition)) return { result: { ok: false, failed: current.version } };
-          const next = value === undefined ? applyOp(current, 'delete') : applyOp(current, 'put', value);
-          return { next, result: { ok: true } };
+          const next =
+            value === undefined
+              ? applyOp(current, 'delete', undefined, opId)
+              : applyOp(current, 'put', value, opId);
+          wroteFrom ??= current.version;
+          return { next, result: { ok: true, version: next.version } };
         },
         deadlineMs,
       );
-      if (result.ok) return register;
+      if (result.ok) return register.version === result.version ? register : { version: result.version };
+      if ('doubt' in result) {
+        throw new TesseraError(
+          'STRONG_UNAVAILABLE',
+          `A write to strong key "${key.slice(0, 200)}" may or may not have been applied: its round was interrupted and more writes followed. Read the key to see.`,
+          { maybeApplied: true },
+        );
+      }
       if ('failed' in result) {
         throw new TesseraError(
           'PRECONDITION_FAILED',
