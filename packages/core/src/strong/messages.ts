@@ -24,6 +24,14 @@ export type StrongRequest =
       readonly view: StrongView;
     }
   | {
+      /**
+       * Drop this node's record of a finished transaction (one whose intents are all settled), so
+       * that records do not pile up. Refused unless the record is a transaction's and final.
+       */
+      readonly kind: 'forget';
+      readonly key: string;
+    }
+  | {
       /** A new owner's pull of a partition's records during a ring change (the source freezes it). */
       readonly kind: 'pull';
       readonly partition: number;
@@ -45,7 +53,8 @@ export type StrongReply =
   | { readonly kind: 'prepare'; readonly reply: PrepareReply }
   | { readonly kind: 'accept'; readonly reply: AcceptReply }
   | { readonly kind: 'refused'; readonly reason: RefusalReason; readonly ringVersion: number }
-  | { readonly kind: 'pull'; readonly records: readonly KeyRecord[]; readonly done: boolean };
+  | { readonly kind: 'pull'; readonly records: readonly KeyRecord[]; readonly done: boolean }
+  | { readonly kind: 'forget'; readonly forgotten: boolean };
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder('utf-8', { fatal: true });
@@ -157,6 +166,7 @@ export function decodeStrongRequest(bytes: Uint8Array): StrongRequest {
       view: view(o.view),
     };
   }
+  if (o.kind === 'forget') return { kind: 'forget', key: str(o.key, 'key') };
   if (o.kind === 'pull') {
     const afterKey = o.afterKey === undefined ? undefined : str(o.afterKey, 'after key');
     return {
@@ -199,6 +209,8 @@ export function decodeStrongReply(bytes: Uint8Array): StrongReply {
       if (reason !== 'view' && reason !== 'moving' && reason !== 'recovering') fail('refusal');
       return { kind: 'refused', reason, ringVersion: int(o.ringVersion, 'ring version') };
     }
+    case 'forget':
+      return { kind: 'forget', forgotten: o.forgotten === true };
     case 'pull': {
       if (!Array.isArray(o.records) || o.records.length > 1024) fail('records');
       const records = o.records.map((r) => {

@@ -8,10 +8,12 @@ import {
   type AcceptorRecord,
   accept,
   type ClusterState,
+  decodeTxnRecord,
   prepare,
   type StrongReply,
   type StrongRequest,
   type StrongView,
+  TXN_RECORD_PREFIX,
 } from '@tessera/core';
 import { placementOf, sameNodes } from './placement.js';
 import type { AcceptorRecords } from './records.js';
@@ -33,6 +35,7 @@ export class StrongAcceptor {
 
   async handle(request: StrongRequest): Promise<StrongReply> {
     if (request.kind === 'pull') return this.pull(request);
+    if (request.kind === 'forget') return this.forget(request.key);
     const task = this.vote(request);
     this.inflight.add(task);
     try {
@@ -55,7 +58,17 @@ export class StrongAcceptor {
     return undefined;
   }
 
-  private async vote(request: Exclude<StrongRequest, { kind: 'pull' }>): Promise<StrongReply> {
+  /** Drops a finished transaction's record (transactions.ts says when); nothing else can be forgotten. */
+  private async forget(key: string): Promise<StrongReply> {
+    if (!key.startsWith(TXN_RECORD_PREFIX)) return { kind: 'forget', forgotten: false };
+    const forgotten = await this.deps.records.forget(key, (record) => {
+      const status = decodeTxnRecord(record.accepted?.register.value)?.status;
+      return status === 'committed' || status === 'cancelled';
+    });
+    return { kind: 'forget', forgotten };
+  }
+
+  private async vote(request: Extract<StrongRequest, { kind: 'prepare' | 'accept' }>): Promise<StrongReply> {
     const early = this.refusal(request.key, request.view);
     if (early !== undefined) return early;
     return this.deps.records.update<StrongReply>(request.key, (record: AcceptorRecord) => {

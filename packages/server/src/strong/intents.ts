@@ -18,7 +18,7 @@ import {
 import type { Proposer } from './proposer.js';
 
 export interface IntentDeps {
-  readonly proposer: Pick<Proposer, 'change'>;
+  readonly proposer: Pick<Proposer, 'change' | 'tell'>;
   readonly now: () => number;
 }
 

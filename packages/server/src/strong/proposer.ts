@@ -89,6 +89,16 @@ export class Proposer {
     );
   }
 
+  /** Sends `request` (no vote: a forget) to the key's primaries; answers how many did it. */
+  async tell(key: string, request: StrongRequest): Promise<number> {
+    const { replicas } = placementOf(this.deps.state(), key, this.deps.n);
+    const replies = await Promise.allSettled(
+      replicas.map((node) => this.deps.send(node, request, this.deps.phaseTimeoutMs)),
+    );
+    return replies.filter((r) => r.status === 'fulfilled' && r.value.kind === 'forget' && r.value.forgotten)
+      .length;
+  }
+
   private async round<T>(
     key: string,
     placement: Placement,

@@ -80,6 +80,16 @@ export class AcceptorRecords {
     return { records, done };
   }
 
+  /** Deletes the key's record if `final` says so of it, under the key's lock; true if deleted. */
+  async forget(key: string, final: (record: AcceptorRecord) => boolean): Promise<boolean> {
+    return this.lock.run(key, async () => {
+      const record = await this.read(key);
+      if (record === undefined || !final(record)) return false;
+      await this.engine.batch([{ type: 'del', ns: 'meta', key: this.storageKey(key) }], { sync: this.sync });
+      return true;
+    });
+  }
+
   /** Adopts `record` for `key`, merged with what this node holds (a new owner's pull). */
   async adopt(key: string, merge: (mine: AcceptorRecord | undefined) => AcceptorRecord): Promise<void> {
     await this.lock.run(key, async () => this.write(key, merge(await this.read(key))));

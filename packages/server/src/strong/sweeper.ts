@@ -4,9 +4,15 @@
  * (intents.ts), so that no transaction stays pending and no key stays held once its coordinator
  * died. Each key is swept by its first primary only, a bounded page per tick.
  */
-import { decodeTxnRecord, type NodeId, type Register, TXN_RECORD_PREFIX } from '@tessera/core';
+import {
+  decodeTxnRecord,
+  type NodeId,
+  type Register,
+  TXN_RECORD_PREFIX,
+  type TxnRecord,
+} from '@tessera/core';
 import type { Logger } from '../logger.js';
-import { cancelIfPending, type IntentDeps, resolveIntent } from './intents.js';
+import { cancelIfPending, type IntentDeps, resolveIntent, settleIntent } from './intents.js';
 import type { AcceptorRecords } from './records.js';
 
 export interface SweeperDeps extends IntentDeps {
@@ -20,17 +26,25 @@ export interface SweeperDeps extends IntentDeps {
 
 /** Records looked at per tick. */
 const SWEEP_PAGE_KEYS = 512;
+/**
+ * A finished transaction's record is kept this long, so that a request repeated with its
+ * clientRequestToken answers the first outcome (DynamoDB keeps tokens 10 minutes); then its keys
+ * are settled once more and it is forgotten.
+ */
+export const TXN_RECORD_KEEP_MS = 10 * 60_000;
 
 export interface SweepStats {
   settled: number;
   cancelled: number;
+  /** Finished transactions' records dropped after TXN_RECORD_KEEP_MS. */
+  forgotten: number;
   failed: number;
 }
 
 export class StrongSweeper {
   private cursor: string | undefined;
   private running = false;
-  readonly stats: SweepStats = { settled: 0, cancelled: 0, failed: 0 };
+  readonly stats: SweepStats = { settled: 0, cancelled: 0, forgotten: 0, failed: 0 };
 
   constructor(private readonly deps: SweeperDeps) {}
 
@@ -53,7 +67,10 @@ export class StrongSweeper {
       seen++;
       this.cursor = stored;
       const register = record.accepted?.register;
-      if (register === undefined || this.deps.firstPrimary(key) !== this.deps.self) continue;
+      if (register === undefined) continue;
+      // Old finished records are dropped by every replica that holds one; the rest by the first primary.
+      const sweep = this.deps.firstPrimary(key) === this.deps.self || this.isOldFinished(key, register);
+      if (!sweep) continue;
       await this.sweepKey(key, register).catch((err: unknown) => {
         this.stats.failed++;
         this.deps.log.debug({ key, err }, 'could not settle a stalled transaction; will retry');
@@ -72,6 +89,7 @@ export class StrongSweeper {
     }
     if (!key.startsWith(TXN_RECORD_PREFIX)) return;
     const txn = decodeTxnRecord(register.value);
+    if (this.isOldFinished(key, register) && txn !== undefined) return this.forget(key, txn, deadlineMs);
     if (txn?.status !== 'pending' || txn.expiresAtMs >= nowMs) return;
     const reasons = txn.keys.map(() => ({
       code: 'TransactionConflict' as const,
@@ -79,5 +97,20 @@ export class StrongSweeper {
     }));
     const ended = await cancelIfPending(this.deps, key.slice(TXN_RECORD_PREFIX.length), reasons, deadlineMs);
     if (ended?.status === 'cancelled') this.stats.cancelled++;
+  }
+
+  private isOldFinished(key: string, register: Register): boolean {
+    if (!key.startsWith(TXN_RECORD_PREFIX)) return false;
+    const txn = decodeTxnRecord(register.value);
+    return (
+      txn !== undefined && txn.status !== 'pending' && txn.createdAtMs + TXN_RECORD_KEEP_MS < this.deps.now()
+    );
+  }
+
+  /** Settles the transaction's keys once more (a no-op unless an intent was left), then drops its record. */
+  private async forget(key: string, txn: TxnRecord, deadlineMs: number): Promise<void> {
+    const id = key.slice(TXN_RECORD_PREFIX.length);
+    for (const k of txn.keys) await settleIntent(this.deps, k, id, txn, deadlineMs);
+    if ((await this.deps.proposer.tell(key, { kind: 'forget', key })) > 0) this.stats.forgotten++;
   }
 }

@@ -76,7 +76,10 @@ export class Transactions {
     if (ended === undefined || ended.status === 'pending') {
       throw new TesseraError('INTERNAL', `Transaction ${txn} has no final record after its end.`);
     }
-    await this.settle(txn, ended, deadlineMs);
+    if ((await this.settle(txn, ended, deadlineMs)) && token === undefined) {
+      // Without a token nobody will ask for this record again: drop it once every key is settled.
+      await this.deps.proposer.tell(txnRecordKey(txn), { kind: 'forget', key: txnRecordKey(txn) });
+    }
     return finished(ended);
   }
 
@@ -194,9 +197,12 @@ export class Transactions {
     return result;
   }
 
-  /** Rolls the intents forward or drops them; a failure here is left to readers and the sweep. */
-  private async settle(txn: string, record: TxnRecord, deadlineMs: number): Promise<void> {
-    await Promise.allSettled(record.keys.map((key) => settleIntent(this.deps, key, txn, record, deadlineMs)));
+  /** Rolls the intents forward or drops them; true if all were. A failure is left to readers and the sweep. */
+  private async settle(txn: string, record: TxnRecord, deadlineMs: number): Promise<boolean> {
+    const settled = await Promise.allSettled(
+      record.keys.map((key) => settleIntent(this.deps, key, txn, record, deadlineMs)),
+    );
+    return settled.every((s) => s.status === 'fulfilled');
   }
 }
 
