@@ -73,7 +73,7 @@ export async function runClusterUp(argv: string[]): Promise<number> {
       `  node ${spec.nodeId} ready  http ${node.url}  peer ${node.peerAddress}  pid ${node.pid}  log ${node.logPath}\n`,
     );
   }
-  out(certs === undefined ? usage(running[0]!.url, running.length) : secureUsage(running[0]!.url, certs));
+  out(certs === undefined ? usage(running[0]!.url, running.length, values.strong === DEFAULT_STRONG) : secureUsage(running[0]!.url, certs));
   await new Promise(() => {});
   return 0;
 }
@@ -82,7 +82,7 @@ function out(text: string): void {
   process.stdout.write(text);
 }
 
-function usage(url: string, nodes: number): string {
+function usage(url: string, nodes: number, strong: boolean): string {
   return `
 Cluster is up (${nodes} node${nodes === 1 ? '' : 's'}). Try it:
 
@@ -97,11 +97,21 @@ Cluster is up (${nodes} node${nodes === 1 ? '' : 's'}). Try it:
   curl -s -X PUT ${url}/v1/kv/cart-42 -H 'content-type: application/json' \\
        -d '{"value":["apple","pear"],"context":"<context from the read>"}'
 
-  # who holds the key, and the cluster as this node sees it
+${strong ? strongUsage(url) : ''}  # who holds the key, and the cluster as this node sees it
   curl -s ${url}/v1/preference-list/cart-42
   ${cliCommand()} admin status --node ${url}
 
 Press Ctrl-C to stop the cluster (data stays in the data dirs; run the same command to resume).
+`;
+}
+
+function strongUsage(url: string): string {
+  return `  # strong keys (namespaces ${DEFAULT_STRONG}): a version, conditional writes, transactions
+  curl -s -X PUT ${url}/v1/kv/stock%2Flamp -H 'content-type: application/json' -H 'If-None-Match: *' -d '{"value":3}'
+  curl -s -X POST ${url}/v1/transactions -H 'content-type: application/json' -d '{"actions":[
+       {"type":"put","key":"stock/lamp","value":2,"condition":{"ifVersion":"1"}},
+       {"type":"put","key":"orders/1","value":{"lamp":1},"condition":{"ifAbsent":true}}]}'
+
 `;
 }
 
