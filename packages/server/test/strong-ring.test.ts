@@ -1,7 +1,7 @@
 /**
  * Strong keys across ring changes (docs/transactions.md, "Ring changes"): compare-and-set writers
- * keep going while a fourth node joins and then another node leaves; the history of every key must
- * be linearizable (core linearizability checker), and every acknowledged increment counted.
+ * keep going while a fourth node joins, another node leaves, and a third is killed and removed; the
+ * history of every key must be linearizable (core linearizability checker).
  */
 import { join } from 'node:path';
 import { checkRegisterHistory, type Operation, type RegisterInput, type RegisterOutput } from '@tessera/core';
@@ -97,7 +97,7 @@ async function writer(process: number, urls: () => string[], history: Entry[], s
 }
 
 describe('strong keys while the ring changes', () => {
-  it('a join and a leave under compare-and-set writers: every key stays linearizable', async () => {
+  it('a join, a leave, and a kill -9 then remove under compare-and-set writers: every key stays linearizable', async () => {
     const history: Entry[] = [];
     const stop = { done: false };
     let live = [...cluster.nodes];
@@ -123,6 +123,14 @@ describe('strong keys while the ring changes', () => {
     expect((await http(leaving.url, 'POST', '/v1/admin/leave', { json: {} })).status).toBe(200);
     live = live.filter((n) => n !== leaving);
     await waitForSettledRing(live, 3, 40_000);
+    // A primary dies (kill -9) and is removed for good: its partitions move to the survivors.
+    const dead = live[0]!;
+    live = live.filter((n) => n !== dead);
+    await dead.kill();
+    expect(
+      (await http(live[0]!.url, 'POST', '/v1/admin/remove', { json: { nodeId: dead.spec.nodeId } })).status,
+    ).toBe(200);
+    await waitForSettledRing(live, 2, 40_000);
     stop.done = true;
     await Promise.all(writers);
 
