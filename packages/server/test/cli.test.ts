@@ -1,5 +1,6 @@
 /** The CLI as a user runs it: `tessera cluster up`, then `tessera admin status`. */
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -87,5 +88,22 @@ describe('tessera cluster up', () => {
       stderr: expect.stringContaining('Invalid configuration'),
     });
     await expect(run(process.execPath, [DIST_CLI, 'frobnicate'])).rejects.toMatchObject({ code: 1 });
+  });
+
+  it('prints its version, and help for every command with --help', async () => {
+    const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {
+      version: string;
+    };
+    expect((await run(process.execPath, [DIST_CLI, '--version'])).stdout).toBe(`tessera ${version}\n`);
+    for (const args of [
+      ['start', '--help'],
+      ['admin', '--help'],
+      ['cluster', 'up', '--help'],
+      ['certs', '-h'],
+    ]) {
+      const { stdout } = await run(process.execPath, [DIST_CLI, ...args]);
+      expect(stdout, args.join(' ')).toContain('Usage:');
+      expect(stdout).toContain('--strong');
+    }
   });
 });

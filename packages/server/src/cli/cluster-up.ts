@@ -73,7 +73,11 @@ export async function runClusterUp(argv: string[]): Promise<number> {
       `  node ${spec.nodeId} ready  http ${node.url}  peer ${node.peerAddress}  pid ${node.pid}  log ${node.logPath}\n`,
     );
   }
-  out(certs === undefined ? usage(running[0]!.url, running.length, values.strong === DEFAULT_STRONG) : secureUsage(running[0]!.url, certs));
+  out(
+    certs === undefined
+      ? usage(running[0]!.url, running.length, values.strong === DEFAULT_STRONG)
+      : secureUsage(running[0]!.url, certs),
+  );
   await new Promise(() => {});
   return 0;
 }

@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 /** `tessera`: start a node, run a local cluster, or talk to a node's admin API. */
+import { readFileSync } from 'node:fs';
 import { TesseraError } from '@tessera/core';
 import { runAdmin } from './admin.js';
 import { runCerts } from './certs.js';
@@ -15,7 +16,9 @@ function usage(cmd: string): string {
   ${pad}       [--config FILE] [--log-level info]
   ${pad}       [--http-tls-cert F --http-tls-key F [--http-tls-ca F]] [--peer-tls-cert F --peer-tls-key F --peer-tls-ca F]
   ${pad}       [--token-file F --admin-token-file F] [--cluster-secret-file F] [--insecure] [--cors-origin ORIGIN,...]
+  ${pad}       [--strong NAMESPACE,...]
   ${cmd} cluster up --nodes K [--dir DIR] [--http-port 7000] [--peer-port 8000] [--host 127.0.0.1] [--certs DIR]
+  ${pad}            [--strong stock,orders,accounts]
   ${cmd} admin status|join|leave|remove [--node http://127.0.0.1:7000] [--seed HOST:PORT] [--node-id ID] [--json]
   ${pad}       [--token-file ADMIN_TOKEN_FILE] [--ca CA_FILE]
   ${cmd} certs --nodes ID[,ID...] [--dir .tessera/certs] [--hosts 127.0.0.1,localhost,::1] [--days 365] [--tokens]
@@ -24,12 +27,27 @@ Docs:
   HTTP API      ${DOCS_URL}/api.md
   operations    ${DOCS_URL}/operations.md
   errors        ${DOCS_URL}/errors.md
+  transactions  ${DOCS_URL}/transactions.md
   security      ${DOCS_URL}/security.md
   architecture  ${DOCS_URL}/architecture.md
 `;
 }
 
+/** This package's version, from its package.json (dist/cli/main.js -> ../../package.json). */
+function version(): string {
+  const text = readFileSync(new URL('../../package.json', import.meta.url), 'utf8');
+  return (JSON.parse(text) as { version: string }).version;
+}
+
 async function main(argv: string[]): Promise<number> {
+  if (argv.includes('--version') || argv[0] === 'version') {
+    process.stdout.write(`tessera ${version()}\n`);
+    return 0;
+  }
+  if (argv.includes('--help') || argv.includes('-h')) {
+    process.stdout.write(usage(cliCommand()));
+    return 0;
+  }
   const [command, sub, ...rest] = argv;
   switch (command) {
     case 'start':
