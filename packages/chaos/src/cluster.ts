@@ -3,7 +3,8 @@
  * through the proxy of that directed link (`peerDialOverrides`), so every link can be cut, stalled,
  * slowed or made lossy on its own. Nodes can be killed with SIGKILL and restarted (with another
  * clock offset), wiped (to start alone, or to rejoin under the same id through a seed), armed to
- * kill themselves in the middle of a write, and told to join or leave.
+ * kill themselves in the middle of a write or a transaction, and told to join or leave. Every node
+ * runs with `--strong registers,accounts`.
  */
 import { rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -41,6 +42,9 @@ export const CHAOS_NODE_SETTINGS = {
   tombstoneGraceMs: 12_000,
   hintTtlMs: 10_000,
 } as const;
+
+/** The strong namespaces every node declares (`--strong`): the register and bank workloads' keys. */
+export const STRONG_NAMESPACES = ['registers', 'accounts'] as const;
 
 export interface ChaosClusterOptions {
   /** Members of the initial ring. */
@@ -166,7 +170,14 @@ export class ChaosCluster {
       peerPort: node.peerPort,
       dataDir: node.dataDir,
       seeds: node.seeds,
-      extraArgs: ['--config', node.configPath, '--log-level', this.options.logLevel ?? 'warn'],
+      extraArgs: [
+        '--config',
+        node.configPath,
+        '--log-level',
+        this.options.logLevel ?? 'warn',
+        '--strong',
+        STRONG_NAMESPACES.join(','),
+      ],
     };
     for (let attempt = 1; ; attempt++) {
       node.process = new LocalNode(spec, this.options.cliPath);

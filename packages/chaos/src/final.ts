@@ -5,7 +5,7 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { ChaosCluster, StatusBody } from './cluster.js';
-import type { History, Workload } from './history.js';
+import type { History, WeakWorkload } from './history.js';
 
 const POLL_MS = 250;
 /** Keys read at once. */
@@ -47,7 +47,7 @@ export interface FinalReadOptions {
   /** A member to ask for preference lists. */
   readonly observer: string;
   readonly n: number;
-  readonly keys: ReadonlyMap<string, Workload>;
+  readonly keys: ReadonlyMap<string, WeakWorkload>;
   /** ms (history time) of the heal, to report how long convergence took. */
   readonly healedAtMs: number;
   readonly timeoutMs: number;

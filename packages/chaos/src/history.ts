@@ -6,7 +6,11 @@
  */
 import { createWriteStream, type WriteStream } from 'node:fs';
 
-export type Workload = 'set' | 'cart' | 'lww';
+/** Workloads on plain keys (siblings, contexts, replicas that converge). */
+export type WeakWorkload = 'set' | 'cart' | 'lww';
+/** Workloads on strong keys (linearizable registers, transactions). */
+export type StrongWorkload = 'register' | 'bank';
+export type Workload = WeakWorkload | StrongWorkload;
 export type Completion = 'ok' | 'fail' | 'info';
 
 /** An LWW register value: who wrote it and the writer's clock (ms, possibly skewed). */
@@ -40,6 +44,40 @@ interface OpBase {
   readonly blind?: boolean;
 }
 
+/** What a strong register op answered (the linearizability checker's output): ok:false is a 412. */
+export type RegisterOut = { ok: true; value?: string; version: number } | { ok: false; version?: number };
+
+/** An account's value: its balance and the ids of the last transfers applied to it (workloads/bank.ts). */
+export interface AccountValue {
+  readonly balance: number;
+  readonly applied: readonly string[];
+}
+
+/** One account as a read saw it. */
+export interface AccountSeen {
+  readonly key: string;
+  readonly found: boolean;
+  readonly version: number;
+  readonly value?: AccountValue;
+}
+
+/** A transfer: its id (also its clientRequestToken), the accounts, and the versions its read saw. */
+export interface Transfer {
+  readonly id: string;
+  readonly from: string;
+  readonly to: string;
+  readonly amount: number;
+  readonly fromVersion: number;
+  readonly toVersion: number;
+}
+
+/** The bank's start: every account created with `balance`, each keeping the last `window` transfer ids. */
+export interface BankSetup {
+  readonly accounts: readonly string[];
+  readonly balance: number;
+  readonly window: number;
+}
+
 export type OpEvent =
   | (OpBase & { readonly workload: 'set'; readonly f: 'add'; readonly value: number })
   | (OpBase & { readonly workload: 'cart'; readonly f: 'add'; readonly value: string })
@@ -55,6 +93,43 @@ export type OpEvent =
       readonly value: LwwValue;
       /** Ids of the siblings the op's read returned (the versions its write replaces). */
       readonly observed?: readonly string[];
+    })
+  | (OpBase & {
+      readonly workload: 'register';
+      readonly f: 'read' | 'write' | 'cas' | 'delete';
+      /** The value a write or cas puts (unique per write). */
+      readonly value?: string;
+      /** The version a cas expects (If-Match). */
+      readonly expect?: number;
+      /** The answer, on a completion that has one (ok, or a 412 as fail). */
+      readonly out?: RegisterOut;
+      /** Read after the heal, to show the key is readable. */
+      readonly afterHeal?: boolean;
+    })
+  | (OpBase & { readonly workload: 'bank'; readonly f: 'setup'; readonly value: BankSetup })
+  | (OpBase & {
+      readonly workload: 'bank';
+      /** A snapshot (POST /v1/transactions/get), or a plain GET of one account. */
+      readonly f: 'read' | 'get';
+      readonly value: readonly string[];
+      readonly seen?: readonly AccountSeen[];
+      readonly afterHeal?: boolean;
+    })
+  | (OpBase & {
+      readonly workload: 'bank';
+      /** A transfer, or after the heal the same transfer (same token, same actions) asked again. */
+      readonly f: 'transfer' | 'resolve';
+      readonly value: Transfer;
+      /** Cancellation reasons of a 409. */
+      readonly reasons?: readonly string[];
+      /** Requests sent (more than 1: resent with the same token after an unknown outcome). */
+      readonly tries?: number;
+    })
+  | (OpBase & {
+      readonly workload: 'bank';
+      /** After the heal: a transaction of conditionChecks on every account (no key held by a live transaction). */
+      readonly f: 'check';
+      readonly value: readonly string[];
     });
 
 export interface FaultEvent {
@@ -72,7 +147,7 @@ export interface FaultEvent {
 export interface FinalEvent {
   readonly kind: 'final';
   readonly atMs: number;
-  readonly workload: Workload;
+  readonly workload: WeakWorkload;
   readonly key: string;
   /** Each replica's local sibling values (null: the replica did not answer). */
   readonly replicas: Readonly<Record<string, readonly unknown[] | null>>;
@@ -84,7 +159,7 @@ export interface FinalEvent {
 export interface PhaseEvent {
   readonly kind: 'phase';
   readonly atMs: number;
-  readonly phase: 'chaos' | 'heal' | 'settled' | 'unsettled' | 'final-read' | 'done';
+  readonly phase: 'chaos' | 'heal' | 'settled' | 'unsettled' | 'final-read' | 'strong-final' | 'done';
 }
 
 export type HistoryEvent = OpEvent | FaultEvent | FinalEvent | PhaseEvent;

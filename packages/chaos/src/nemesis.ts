@@ -5,14 +5,16 @@
  * stalled links, slow links, lossy links. Of nodes (nemesis-nodes.ts): kill -9 and restart, a
  * clock jumped ahead or behind, a clock stepped back across a restart, a wipe and rejoin under the
  * same node id. A crash in the middle of a write's fan-out (nemesis-crash.ts), a node cut off for
- * longer than the tombstone grace around deletes (nemesis-isolate.ts), and a membership change
- * made while a partition is up (nemesis-membership.ts).
+ * longer than the tombstone grace around deletes (nemesis-isolate.ts), a membership change
+ * made while a partition is up (nemesis-membership.ts), and a crash in the middle of a transaction
+ * (nemesis-crash-txn.ts).
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { between, pick, type Rng, shuffled } from '@tessera/core';
 import type { ChaosCluster } from './cluster.js';
 import type { History } from './history.js';
 import { crashWrite } from './nemesis-crash.js';
+import { crashTxn } from './nemesis-crash-txn.js';
 import { type IsolationState, isolate } from './nemesis-isolate.js';
 import { partition, someLinks, stall } from './nemesis-links.js';
 import { MembershipFaults } from './nemesis-membership.js';
@@ -33,7 +35,10 @@ export const FAULT_KINDS = [
   'clock-back',
   'crash-write',
   'isolate',
+  'crash-txn',
 ] as const;
+/** Faults that need a workload to act on: crash-txn crashes a transaction of the bank's. */
+const NEEDS_BANK: readonly FaultKind[] = ['crash-txn'];
 export type FaultKind = (typeof FAULT_KINDS)[number];
 
 export interface NemesisOptions {
@@ -53,6 +58,8 @@ export interface NemesisOptions {
   readonly tombstoneGraceMs: number;
   /** Unique numbers shared with the workers (the nemesis's own set adds use them too). */
   readonly nextId: () => number;
+  /** Whether the bank runs (crash-txn is skipped without it). */
+  readonly bank: boolean;
 }
 
 export class Nemesis {
@@ -60,6 +67,9 @@ export class Nemesis {
   private readonly deps: FaultDeps;
   private readonly probes: Probes;
   private isolated: IsolationState | undefined;
+  private crashTarget: string | undefined;
+  /** The kinds this run draws from. */
+  private readonly kinds: FaultKind[];
   private readonly current = new Map<number, string>();
   private nextId = 1;
   private readonly deck: FaultKind[] = [];
@@ -67,6 +77,7 @@ export class Nemesis {
   readonly failures: string[] = [];
 
   constructor(private readonly o: NemesisOptions) {
+    this.kinds = o.faults.filter((k) => o.bank || !NEEDS_BANK.includes(k));
     this.membership = new MembershipFaults(o.cluster, o.membersMin);
     this.probes = new Probes(o.cluster, o.history, o.nextId);
     this.deps = {
@@ -88,10 +99,20 @@ export class Nemesis {
     return this.isolated;
   }
 
+  /** The node armed by crash-txn, while it is: the bank's transfers go there. */
+  transactionCrashTarget(): string | undefined {
+    return this.crashTarget;
+  }
+
+  /** The members of the ring right now (the strong workloads send only to them). */
+  members(): string[] {
+    return [...this.membership.members];
+  }
+
   /** Fault windows one after another until `untilMs` (history time) or the signal. */
   async run(untilMs: number, signal: AbortSignal): Promise<void> {
     const { history, random } = this.o;
-    if (this.o.faults.length === 0) return;
+    if (this.kinds.length === 0) return;
     while (!signal.aborted && history.now() < untilMs) {
       const kind = this.nextKind();
       const id = this.nextId++;
@@ -126,7 +147,7 @@ export class Nemesis {
       this.deck.push(
         ...shuffled(
           this.o.random,
-          this.o.faults.filter((k) => k !== kind),
+          this.kinds.filter((k) => k !== kind),
         ),
       );
     this.deck.splice(Math.max(0, this.deck.length - 1), 0, kind);
@@ -134,14 +155,15 @@ export class Nemesis {
 
   /** Kinds come from a shuffled deck, so a short run sees every kind before any repeats. */
   private nextKind(): FaultKind {
-    if (this.deck.length === 0) this.deck.push(...shuffled(this.o.random, this.o.faults));
-    return this.deck.pop() ?? pick(this.o.random, this.o.faults);
+    if (this.deck.length === 0) this.deck.push(...shuffled(this.o.random, this.kinds));
+    return this.deck.pop() ?? pick(this.o.random, this.kinds);
   }
 
   /** Heals every link and restarts every node that is down. */
   async healAll(): Promise<void> {
     const { cluster } = this.o;
     this.isolated = undefined;
+    this.crashTarget = undefined;
     cluster.healLinks();
     for (const id of cluster.ids) if (!cluster.running(id)) await cluster.start(id);
   }
@@ -196,6 +218,10 @@ export class Nemesis {
       case 'isolate':
         return isolate(this.deps, this.o.tombstoneGraceMs, (state) => {
           this.isolated = state;
+        });
+      case 'crash-txn':
+        return crashTxn(this.deps, (node) => {
+          this.crashTarget = node;
         });
     }
   }

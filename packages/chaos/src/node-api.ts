@@ -79,6 +79,15 @@ export class NodeApi {
     await this.call('POST', '/v1/admin/faults', { blockPeers: [], crashMidWrite: true });
   }
 
+  /**
+   * Arms the node's fault injection for transactions: the next transaction it coordinates kills
+   * the node (SIGKILL) with its intents placed (`after-intents`) or just after its commit
+   * (`after-commit`), before it answers.
+   */
+  async armCrashMidTransaction(step: 'after-intents' | 'after-commit'): Promise<void> {
+    await this.call('POST', '/v1/admin/faults', { blockPeers: [], crashMidTransaction: step });
+  }
+
   /** Disarms it (and unblocks every peer). */
   async clearFaults(): Promise<void> {
     await this.call('DELETE', '/v1/admin/faults');

@@ -5,7 +5,7 @@ import { z } from 'zod';
 import type { Workload } from './history.js';
 import { FAULT_KINDS, type FaultKind } from './nemesis.js';
 
-export const WORKLOADS: readonly Workload[] = ['set', 'cart', 'lww'];
+export const WORKLOADS: readonly Workload[] = ['set', 'cart', 'lww', 'register', 'bank'];
 
 /** The compiled `tessera` CLI the nodes run. */
 export const SERVER_CLI = CLI_PATH;
@@ -76,7 +76,8 @@ export const USAGE = `pnpm chaos [options]
   --duration-s S         seconds of faults and load (default 60)
   --seed N               seed of the fault schedule and the ops (default random; printed)
   --nodes N              members of the initial ring, 4..9 (default 4; one spare more joins and leaves)
-  --workloads LIST       some of set,cart,lww (default all)
+  --workloads LIST       some of ${WORKLOADS.join(',')} (default all; register and bank
+                         are on strong keys: linearizable registers, transactions)
   --faults LIST          some of ${FAULT_KINDS.join(',')} (default all)
   --out DIR              where runs are written (default chaos-results)
   --workers N            workers per workload (default 3)

@@ -1,7 +1,8 @@
 /**
- * One chaos run: start the cluster behind the proxies, run the workloads while the nemesis breaks
- * things, heal, wait for the ring to settle, read every key from every replica until they agree,
- * then check the history and write the summary and the timeline.
+ * One chaos run: start the cluster behind the proxies (create the bank's accounts), run the
+ * workloads while the nemesis breaks things, heal, wait for the ring to settle, read every plain
+ * key from every replica until they agree, read every strong key and settle every transfer left
+ * unknown (strong-final.ts), then check the history and write the summary and the timeline.
  */
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -11,15 +12,19 @@ import { check } from './checker/index.js';
 import type { CheckReport } from './checker/types.js';
 import { CHAOS_NODE_SETTINGS, ChaosCluster } from './cluster.js';
 import { finalReads, waitForSettledRing } from './final.js';
-import { History, type Workload } from './history.js';
+import { History, type WeakWorkload, type Workload } from './history.js';
 import { type FaultKind, Nemesis } from './nemesis.js';
 import type { ChaosOptions } from './options.js';
+import { strongFinal } from './strong-final.js';
 import { formatSummary } from './summary.js';
 import { renderTimeline } from './timeline.js';
+import { BANK_DEFAULTS, BankLedger, bankStep, setupBank } from './workloads/bank.js';
 import { cartStep } from './workloads/cart.js';
 import { lwwStep } from './workloads/lww.js';
 import { PinnedClients } from './workloads/pinned.js';
+import { registerStep } from './workloads/register.js';
 import { setStep } from './workloads/set.js';
+import { type StrongRoutes, strongRoutes } from './workloads/strong-http.js';
 import {
   createClient,
   type Isolation,
@@ -29,6 +34,8 @@ import {
 } from './workloads/worker.js';
 
 const SETTLE_AT_START_MS = 60_000;
+/** Bound on creating the bank's accounts at the start. */
+const BANK_SETUP_MS = 30_000;
 /** How long the run waits for ops in flight at the end before aborting them. */
 const DRAIN_MS = 15_000;
 const PROGRESS_MS = 1_000;
@@ -78,8 +85,24 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
       membersMin: options.nodes - 1,
       tombstoneGraceMs: CHAOS_NODE_SETTINGS.tombstoneGraceMs,
       nextId,
+      bank: options.workloads.includes('bank'),
     });
-    const chaos = await runPhase({ options, cluster, history, nemesis, random, nextId });
+    const live = nemesis;
+    const routes = strongRoutes({
+      members: () => live.members(),
+      running: (id) => cluster.running(id),
+      url: (id) => cluster.url(id),
+      crashTarget: () => live.transactionCrashTarget(),
+    });
+    // The strong workloads draw their nodes from a random source of their own, so a seed's weak run stays as it was.
+    const strongRandom = createRng(options.seed ^ 0x2545f491);
+    let ledger: BankLedger | undefined;
+    if (options.workloads.includes('bank')) {
+      ledger = new BankLedger(BANK_DEFAULTS);
+      const rec = { process: 'bank-setup', history };
+      await setupBank(rec, routes, strongRandom, ledger.setup, BANK_SETUP_MS);
+    }
+    const chaos = await runPhase({ options, cluster, history, nemesis, random, nextId, routes, ledger });
     history.add({ kind: 'phase', atMs: history.now(), phase: 'heal' });
     await nemesis.healAll();
     const healedAtMs = history.now();
@@ -96,6 +119,17 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
       healedAtMs,
       timeoutMs: options.convergeTimeoutS * 1000,
     });
+    if (options.workloads.some((w) => w === 'register' || w === 'bank')) {
+      history.add({ kind: 'phase', atMs: history.now(), phase: 'strong-final' });
+      await strongFinal({
+        history,
+        routes,
+        random: strongRandom,
+        registerKeys: chaos.registerKeys,
+        ...(ledger === undefined ? {} : { ledger }),
+        timeoutMs: options.convergeTimeoutS * 1000,
+      });
+    }
     history.add({ kind: 'phase', atMs: history.now(), phase: 'done' });
     await history.close();
     const report = check(history.events);
@@ -124,8 +158,10 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
 }
 
 interface PhaseResult {
-  /** Every key an op touched, with its workload. */
-  readonly keys: Map<string, Workload>;
+  /** Every plain key an op touched, with its workload (the final reads read them from each replica). */
+  readonly keys: Map<string, WeakWorkload>;
+  /** Every strong register key an op touched. */
+  readonly registerKeys: string[];
 }
 
 interface PhaseDeps {
@@ -135,10 +171,12 @@ interface PhaseDeps {
   readonly nemesis: Nemesis;
   readonly random: () => number;
   readonly nextId: () => number;
+  readonly routes: StrongRoutes;
+  readonly ledger: BankLedger | undefined;
 }
 
 async function runPhase(deps: PhaseDeps): Promise<PhaseResult> {
-  const { options, cluster, history, nemesis, random, nextId } = deps;
+  const { options, cluster, history, nemesis, random, nextId, routes, ledger } = deps;
   const stop = new AbortController();
   const hardStop = new AbortController();
   const urls = cluster.initialMembers.map((id) => cluster.url(id));
@@ -161,8 +199,9 @@ async function runPhase(deps: PhaseDeps): Promise<PhaseResult> {
         keysPerEpoch: options.keysPerEpoch,
         signal: hardStop.signal,
         isolation,
+        strong: routes,
       };
-      workers.push(runWorker(ctx, stepFor(workload), options.thinkMs, stop.signal));
+      workers.push(runWorker(ctx, stepFor(workload, ledger), options.thinkMs, stop.signal));
     }
   }
   history.add({ kind: 'phase', atMs: history.now(), phase: 'chaos' });
@@ -186,9 +225,14 @@ async function runPhase(deps: PhaseDeps): Promise<PhaseResult> {
     hardStop.abort();
     await Promise.all([...clients.map((c) => c.close()), pinned.close()]);
   }
-  const keys = new Map<string, Workload>();
-  for (const e of history.events) if (e.kind === 'op') keys.set(e.key, e.workload);
-  return { keys };
+  const keys = new Map<string, WeakWorkload>();
+  const registerKeys = new Set<string>();
+  for (const e of history.events) {
+    if (e.kind !== 'op') continue;
+    if (e.workload === 'register') registerKeys.add(e.key);
+    else if (e.workload !== 'bank') keys.set(e.key, e.workload);
+  }
+  return { keys, registerKeys: [...registerKeys] };
 }
 
 /** The workers' view of the isolate fault: clients bound to the node cut off (R=W=1) and to one on the other side. */
@@ -201,10 +245,20 @@ function isolationClients(nemesis: Nemesis, pinned: PinnedClients): () => Isolat
   };
 }
 
-function stepFor(workload: Workload): Step {
-  if (workload === 'set') return setStep();
-  if (workload === 'cart') return cartStep();
-  return lwwStep();
+function stepFor(workload: Workload, ledger: BankLedger | undefined): Step {
+  switch (workload) {
+    case 'set':
+      return setStep();
+    case 'cart':
+      return cartStep();
+    case 'lww':
+      return lwwStep();
+    case 'register':
+      return registerStep();
+    case 'bank':
+      if (ledger === undefined) throw new Error('the bank runs without its accounts');
+      return bankStep(ledger);
+  }
 }
 
 /** Workers 1 and 2 of each workload write with clocks ahead and behind (the clock fault). */

@@ -1,5 +1,5 @@
 /** The summary printed at the end of a run: the numbers that must be zero first, then the rest. */
-import type { CheckReport } from './checker/types.js';
+import type { BankReport, CheckReport, RegisterReport } from './checker/types.js';
 
 export interface RunFacts {
   readonly seed: number;
@@ -38,12 +38,14 @@ export function formatSummary(report: CheckReport, facts: RunFacts): string {
       convergence.notConverged.length,
       convergence.notConverged.length === 0,
     ),
+    ...strongMustLines(report.register, report.bank, must),
     '',
     'for information:',
     `  set: ${set.acknowledged} acknowledged adds on ${set.keys} keys; ${set.indeterminate} unknown, ${set.indeterminatePresent} of them kept`,
     `  cart: ${cart.addsAcknowledged} acknowledged adds, ${cart.removesAcknowledged} acknowledged removes on ${cart.keys} keys`,
     `  lww: ${lww.writesAcknowledged} acknowledged writes on ${lww.keys} keys; ${lww.overwritten} overwritten (allowed), ${lww.olderTimestampWon} replaced by a causally later write with an older timestamp (allowed)`,
     `  convergence: ${convergence.keys} keys, the slowest agreed ${(convergence.slowestMs / 1000).toFixed(1)}s after the heal`,
+    ...strongInfoLines(report.register, report.bank),
     ...(report.weakAtRisk > 0
       ? [
           `  ${report.weakAtRisk} writes acknowledged with W=1 by a node wiped later, or not a replica, counted as unknown`,
@@ -65,6 +67,14 @@ export function formatSummary(report: CheckReport, facts: RunFacts): string {
         `lww resurrected ${r.key} ${r.id} (${r.f === 'delete' ? 'deleted' : 'replaced'} by ${r.by.process} at ${r.by.completeMs} ms)`,
     ),
     ...convergence.notConverged.map((key) => `not converged: ${key}`),
+    ...report.register.perKey
+      .filter((k) => !k.linearizable)
+      .map(
+        (k) =>
+          `register ${k.key} ${k.inconclusive ? 'undecided' : 'not linearizable'}:\n    ${(k.explanation ?? '').split('\n').join('\n    ')}`,
+      ),
+    ...report.register.unreadableAfterHeal.map((key) => `register ${key} unreadable after the heal`),
+    ...report.bank.violations.map((v) => `bank ${v.kind}: ${v.detail}`),
   ];
   if (violations.length > 0) {
     lines.push('', 'violations:', ...violations.slice(0, SHOWN_MAX).map((v) => `  ${v}`));
@@ -76,6 +86,77 @@ export function formatSummary(report: CheckReport, facts: RunFacts): string {
     `${report.valid ? 'PASS' : 'FAIL'}  history, summary.json and timeline.html in ${facts.runDir}`,
   );
   return `${lines.join('\n')}\n`;
+}
+
+type Must = (label: string, value: number | boolean, good: boolean) => string;
+
+/** The strong workloads' musts, when they ran. */
+function strongMustLines(register: RegisterReport, bank: BankReport, must: Must): string[] {
+  const lines: string[] = [];
+  if (register.keys > 0) {
+    lines.push(
+      must(
+        'register: keys not linearizable',
+        register.notLinearizable.length,
+        register.notLinearizable.length === 0,
+      ),
+      must(
+        'register: keys undecided (search budget)',
+        register.inconclusive.length,
+        register.inconclusive.length === 0,
+      ),
+      must(
+        'register: keys unreadable after healing',
+        register.unreadableAfterHeal.length,
+        register.unreadableAfterHeal.length === 0,
+      ),
+    );
+  }
+  if (bank.accounts > 0) {
+    const { afterHeal } = bank;
+    lines.push(
+      must('bank: broken promises (below)', bank.violations.length, bank.violations.length === 0),
+      must(
+        'bank: accounts unreadable after healing',
+        afterHeal.unreadable.length,
+        afterHeal.unreadable.length === 0,
+      ),
+      must(
+        'bank: transfers still unknown after healing',
+        afterHeal.unresolved.length,
+        afterHeal.unresolved.length === 0,
+      ),
+      must(
+        'bank: conditionCheck of all accounts committed',
+        afterHeal.conditionCheckCommitted,
+        afterHeal.conditionCheckCommitted,
+      ),
+      must('bank: snapshot of all accounts after healing', afterHeal.finalSnapshot, afterHeal.finalSnapshot),
+    );
+  }
+  return lines;
+}
+
+function strongInfoLines(register: RegisterReport, bank: BankReport): string[] {
+  const lines: string[] = [];
+  if (register.keys > 0) {
+    const { read, write, cas, delete: del } = register.ops;
+    lines.push(
+      `  register: ${read + write + cas + del} ops on ${register.keys} keys (read ${read}, write ${write}, cas ${cas}, delete ${del}); ${register.acknowledged} acknowledged, ${register.casRefused} cas refused (412), ${register.unknown} unknown`,
+      ...register.perKey.map(
+        (k) =>
+          `    ${k.key}: ${k.ops} ops checked, ${k.unknown} unknown, ${k.casRefused} cas refused: ${k.linearizable ? 'linearizable' : k.inconclusive ? 'UNDECIDED' : 'NOT LINEARIZABLE'}`,
+      ),
+    );
+  }
+  if (bank.accounts > 0) {
+    const t = bank.transfers;
+    lines.push(
+      `  bank: ${bank.accounts} accounts, ${bank.initialTotal} at the start, ${bank.finalTotal ?? '?'} at the end; ${t.attempted} transfers: ${t.acknowledged} committed, ${t.notApplied} cancelled or not sent, ${t.unknown} unknown (${t.unknownApplied} of them applied, ${t.resolvedAfterHeal} answered when asked again, during the run or after healing); ${t.applied} applied in all`,
+      `  bank: ${t.resent} transfers sent again with the same token after an unknown outcome (${t.resentCommitted} of them committed); ${bank.reads} reads, ${bank.snapshotsOfAll} of them snapshots of every account`,
+    );
+  }
+  return lines;
 }
 
 /**

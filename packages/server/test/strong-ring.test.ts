@@ -5,8 +5,8 @@
  */
 import { join } from 'node:path';
 import { checkRegisterHistory, type Operation, type RegisterInput, type RegisterOutput } from '@tessera/core';
-import { LocalNode } from '@tessera/server/local-cluster';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { LocalNode } from '../src/cli/local-cluster.js';
 import {
   configFile,
   DIST_CLI,

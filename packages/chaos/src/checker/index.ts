@@ -1,11 +1,13 @@
 /** The checker: reads a history and says whether the run kept every promise (see types.ts). */
 import { completedOps, type FinalEvent, type HistoryEvent } from '../history.js';
+import { checkBank } from './bank.js';
 import { checkCarts } from './carts.js';
 import { chargeFaults, faultWindows, type Violation, withoutWeakWritesAtRisk } from './faults.js';
 import { checkConvergence, finalValues } from './finals.js';
 import { checkLww } from './lww.js';
+import { checkRegisters } from './registers.js';
 import { checkSets } from './sets.js';
-import type { CartReport, CheckReport, LwwReport, SetReport } from './types.js';
+import type { BankReport, CartReport, CheckReport, LwwReport, RegisterReport, SetReport } from './types.js';
 
 export type * from './types.js';
 
@@ -20,12 +22,17 @@ export function check(events: readonly HistoryEvent[]): CheckReport {
   const lww = checkLww(ops, values.lww);
   const unsettled = events.some((e) => e.kind === 'phase' && e.phase === 'unsettled');
   const convergence = checkConvergence(finals, !unsettled);
+  // The strong checks after the heal apply once the run got there (strong-final.ts).
+  const healedAtMs = events.find((e) => e.kind === 'phase' && e.phase === 'strong-final')?.atMs;
+  const register = checkRegisters(completed, { healed: healedAtMs !== undefined });
+  const bank = checkBank(completed, healedAtMs === undefined ? {} : { healedAtMs });
   const valid =
     set.lost.length + set.phantom.length === 0 &&
     cart.lost.length + cart.resurrected.length + cart.phantom.length === 0 &&
     lww.lost.length + lww.resurrected.length + lww.phantom.length === 0 &&
     convergence.notConverged.length === 0 &&
-    convergence.ringSettled;
+    convergence.ringSettled &&
+    strongValid(register, bank);
   const count = (status: string): number => completed.filter((op) => op.status === status).length;
   return {
     valid,
@@ -33,10 +40,25 @@ export function check(events: readonly HistoryEvent[]): CheckReport {
     set,
     cart,
     lww,
+    register,
+    bank,
     convergence,
     byFault: chargeFaults(windows, violations(set, cart, lww), ops, finals),
     weakAtRisk: downgraded,
   };
+}
+
+/** Every strong register linearizable and readable after the heal; the bank's promises kept, nothing left pending. */
+export function strongValid(register: RegisterReport, bank: BankReport): boolean {
+  const { afterHeal } = bank;
+  return (
+    register.notLinearizable.length + register.inconclusive.length + register.unreadableAfterHeal.length ===
+      0 &&
+    bank.violations.length === 0 &&
+    afterHeal.unreadable.length + afterHeal.unresolved.length === 0 &&
+    afterHeal.conditionCheckCommitted &&
+    afterHeal.finalSnapshot
+  );
 }
 
 /** Every lost promise and every resurrection, with the key and the start of the op at fault. */

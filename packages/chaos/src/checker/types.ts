@@ -90,6 +90,106 @@ export interface ConvergenceReport {
   readonly slowestMs: number;
 }
 
+/** One strong register's history, checked for linearizability on its own. */
+export interface RegisterKeyReport {
+  readonly key: string;
+  /** Ops given to the checker (reads that failed or have no answer are left out: they change nothing). */
+  readonly ops: number;
+  readonly ok: number;
+  /** Compare-and-sets refused with a 412 (a definite "did not apply", with the version met). */
+  readonly casRefused: number;
+  /** Writes, compare-and-sets and deletes with no answer (they may have applied, at any time after their call). */
+  readonly unknown: number;
+  readonly linearizable: boolean;
+  /** The search ran out of its budget: neither proven nor refuted. */
+  readonly inconclusive: boolean;
+  /** When not linearizable: the longest linearizable prefix and the op that could not be placed. */
+  readonly explanation?: string;
+}
+
+export interface RegisterReport {
+  readonly keys: number;
+  /** Ops by function, every completion. */
+  readonly ops: {
+    readonly read: number;
+    readonly write: number;
+    readonly cas: number;
+    readonly delete: number;
+  };
+  readonly acknowledged: number;
+  readonly casRefused: number;
+  readonly unknown: number;
+  readonly perKey: RegisterKeyReport[];
+  /** Keys whose history is not linearizable: must be empty. */
+  readonly notLinearizable: string[];
+  /** Keys the search could not decide within its budget: must be empty. */
+  readonly inconclusive: string[];
+  /** Keys no read after the heal could read (a key left held, or a majority that never came back): must be empty. */
+  readonly unreadableAfterHeal: string[];
+}
+
+/** A broken promise of the bank (checker/bank.ts says which kinds there are). */
+export interface BankViolation {
+  readonly kind:
+    | 'setup'
+    | 'bad-value'
+    | 'conflicting-reads'
+    | 'list-length'
+    | 'uncovered'
+    | 'double-applied'
+    | 'phantom'
+    | 'stale-write'
+    | 'balance'
+    | 'negative'
+    | 'snapshot-total'
+    | 'total'
+    | 'partial'
+    | 'lost'
+    | 'cancelled-applied'
+    | 'contradicting-outcomes'
+    | 'token-mismatch';
+  readonly detail: string;
+  readonly transfer?: string;
+  readonly account?: string;
+}
+
+export interface BankReport {
+  readonly accounts: number;
+  readonly initialTotal: number;
+  /** The sum of the balances in the last state seen (the final snapshot). */
+  readonly finalTotal: number | null;
+  readonly transfers: {
+    readonly attempted: number;
+    readonly acknowledged: number;
+    /** Cancelled (409), or never sent: surely not applied. */
+    readonly notApplied: number;
+    /** Still unknown at the end of the run (before being asked again after the heal). */
+    readonly unknown: number;
+    /** Of the unknown ones, how many turned out applied. */
+    readonly unknownApplied: number;
+    /** Unknown ones that answered when asked again (same token): by their worker later, or after the heal. */
+    readonly resolvedAfterHeal: number;
+    /** Transfers applied, from the accounts' histories. */
+    readonly applied: number;
+    /** Transfers the worker sent again (same token) after an unknown outcome, and how many of those committed. */
+    readonly resent: number;
+    readonly resentCommitted: number;
+  };
+  /** Successful reads (snapshots and single gets), and how many covered every account. */
+  readonly reads: number;
+  readonly snapshotsOfAll: number;
+  /** Every broken promise: must be empty. */
+  readonly violations: BankViolation[];
+  /** After the heal (must all be empty or true): see strong-final.ts. */
+  readonly afterHeal: {
+    readonly checked: boolean;
+    readonly unreadable: string[];
+    readonly conditionCheckCommitted: boolean;
+    readonly unresolved: string[];
+    readonly finalSnapshot: boolean;
+  };
+}
+
 export interface CheckReport {
   /** True when nothing that must be empty is non-empty. */
   readonly valid: boolean;
@@ -97,6 +197,8 @@ export interface CheckReport {
   readonly set: SetReport;
   readonly cart: CartReport;
   readonly lww: LwwReport;
+  readonly register: RegisterReport;
+  readonly bank: BankReport;
   readonly convergence: ConvergenceReport;
   readonly byFault: ByFault;
   /**

@@ -2,7 +2,8 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { TesseraClient, TesseraError } from '@tessera/client';
 import { between, type Rng } from '@tessera/core';
-import type { Completion, History, Workload } from '../history.js';
+import type { Completion, History, WeakWorkload } from '../history.js';
+import type { StrongRoutes } from './strong-http.js';
 
 /** Keys of one epoch take the load for this long; then fresh keys, so values and tombstones stay small. */
 export const EPOCH_MS = 30_000;
@@ -44,13 +45,15 @@ export interface WorkerContext extends Recorder {
   readonly signal: AbortSignal;
   /** The isolate fault's clients while it is up, else undefined. */
   readonly isolation: () => Isolation | undefined;
+  /** Where the strong workloads send their plain HTTP requests. */
+  readonly strong: StrongRoutes;
 }
 
 /** One op: the worker records its invoke and completion. */
 export type Step = (ctx: WorkerContext) => Promise<void>;
 
 /** A key of the workload in the current epoch. */
-export function pickKey(ctx: WorkerContext, workload: Workload): string {
+export function pickKey(ctx: WorkerContext, workload: WeakWorkload): string {
   const epoch = Math.floor(ctx.history.now() / EPOCH_MS);
   return `${workload}-e${epoch}-k${between(ctx.random, 0, ctx.keysPerEpoch - 1)}`;
 }
