@@ -146,10 +146,20 @@ export function sendError(reply: FastifyReply, err: TesseraError): FastifyReply 
     .send({ error: err.toJSON() });
 }
 
+/**
+ * 5xx codes that are the cluster's state, not a fault of the node (a quorum not met, a deadline, a
+ * strong key's majority not reached): the answer says it, no error log with a stack trace.
+ */
+const EXPECTED_UNAVAILABLE: ReadonlySet<string> = new Set([
+  'INSUFFICIENT_REPLICAS',
+  'TIMEOUT',
+  'STRONG_UNAVAILABLE',
+]);
+
 /** Maps fastify's own errors (bad JSON, huge bodies, wrong media type) onto our codes. */
 function toTesseraError(err: FastifyError, log: Logger): TesseraError {
   if (TesseraError.is(err)) {
-    if ((err.httpStatus ?? 500) >= 500 && err.code !== 'INSUFFICIENT_REPLICAS' && err.code !== 'TIMEOUT') {
+    if ((err.httpStatus ?? 500) >= 500 && !EXPECTED_UNAVAILABLE.has(err.code)) {
       log.error({ err }, 'request failed');
     }
     return err;

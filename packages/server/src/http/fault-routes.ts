@@ -31,7 +31,11 @@ export interface FaultRouteDeps {
   readonly peers: Pick<PeerDirectory, 'block' | 'unblock' | 'blockedPeers'>;
   readonly faults: Pick<
     FaultSwitches,
-    'armCrashMidWrite' | 'crashMidWriteArmed' | 'armCrashMidTransaction' | 'crashMidTransactionArmed'
+    | 'armCrashMidWrite'
+    | 'crashMidWriteArmed'
+    | 'armCrashMidTransaction'
+    | 'crashMidTransactionArmed'
+    | 'disarm'
   >;
 }
 
@@ -68,6 +72,7 @@ export function registerFaultRoutes(app: FastifyInstance, deps: FaultRouteDeps):
   app.delete('/v1/admin/faults', async (req) => {
     enabled();
     deps.peers.unblock();
+    deps.faults.disarm();
     req.log.warn('fault injection: healed');
     return current();
   });

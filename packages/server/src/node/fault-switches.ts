@@ -29,6 +29,12 @@ export class FaultSwitches {
     return this.crashMidTransaction;
   }
 
+  /** Disarms every switch (a heal). */
+  disarm(): void {
+    this.crashMidWrite = false;
+    this.crashMidTransaction = undefined;
+  }
+
   /** True once after arming, for the transaction that reaches `step` first. */
   takeCrashMidTransaction(step: TransactionCrashStep): boolean {
     if (this.crashMidTransaction !== step) return false;

@@ -112,7 +112,8 @@ export class StrongService {
       self,
       records: this.records,
       timeoutMs: settings.phaseTimeoutMs * 4,
-      firstPrimary: (key) => placementOf(state(), key, n).replicas[0],
+      primaries: (key) => placementOf(state(), key, n).replicas,
+      backupAfterMs: settings.txnTimeoutMs,
       log: log.child({ component: 'strong-sweeper' }),
     });
   }

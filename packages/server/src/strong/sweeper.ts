@@ -2,7 +2,9 @@
  * Recovery of stalled transactions: a periodic sweep of this node's acceptor records that finds
  * intents and pending transaction records past their expiry and settles them from the record
  * (intents.ts), so that no transaction stays pending and no key stays held once its coordinator
- * died. Each key is swept by its first primary only, a bounded page per tick.
+ * died. Each key is swept by its first primary, a bounded page per tick; its other primaries sweep
+ * it too once it has been stalled for `backupAfterMs` more, since the first primary may not hold
+ * the register at all (it was cut off when a majority without it accepted it).
  */
 import {
   decodeTxnRecord,
@@ -16,8 +18,10 @@ import { cancelIfPending, type IntentDeps, resolveIntent, settleIntent } from '.
 import type { AcceptorRecords } from './records.js';
 
 export interface SweeperDeps extends IntentDeps {
-  /** The first primary of `key` under the current ring. */
-  readonly firstPrimary: (key: string) => NodeId | undefined;
+  /** The primaries of `key` under the current ring, the first one first. */
+  readonly primaries: (key: string) => readonly NodeId[];
+  /** How long after its expiry a stalled key is swept by its other primaries too. */
+  readonly backupAfterMs: number;
   readonly self: NodeId;
   readonly records: AcceptorRecords;
   readonly timeoutMs: number;
@@ -68,10 +72,13 @@ export class StrongSweeper {
       this.cursor = stored;
       const register = record.accepted?.register;
       if (register === undefined) continue;
-      // Old finished records are dropped by every replica that holds one; the rest by the first primary.
-      const sweep = this.deps.firstPrimary(key) === this.deps.self || this.isOldFinished(key, register);
+      // Old finished records are dropped by every replica that holds one; stalled keys are settled by
+      // their first primary, and by their other primaries once stalled for backupAfterMs more.
+      const primaries = this.deps.primaries(key);
+      const sweep = primaries.includes(this.deps.self) || this.isOldFinished(key, register);
       if (!sweep) continue;
-      await this.sweepKey(key, register).catch((err: unknown) => {
+      const graceMs = primaries[0] === this.deps.self ? 0 : this.deps.backupAfterMs;
+      await this.sweepKey(key, register, graceMs).catch((err: unknown) => {
         this.stats.failed++;
         this.deps.log.debug({ key, err }, 'could not settle a stalled transaction; will retry');
       });
@@ -79,10 +86,12 @@ export class StrongSweeper {
     if (seen < SWEEP_PAGE_KEYS) this.cursor = undefined;
   }
 
-  private async sweepKey(key: string, register: Register): Promise<void> {
+  /** Settles `key` if it has been stalled for longer than `graceMs` past its expiry. */
+  private async sweepKey(key: string, register: Register, graceMs: number): Promise<void> {
     const nowMs = this.deps.now();
     const deadlineMs = nowMs + this.deps.timeoutMs;
-    if (register.intent !== undefined && register.intent.expiresAtMs < nowMs) {
+    const stalledBefore = nowMs - graceMs;
+    if (register.intent !== undefined && register.intent.expiresAtMs < stalledBefore) {
       const resolved = await resolveIntent(this.deps, key, register.intent, deadlineMs);
       if (!resolved.pending) this.stats.settled++;
       return;
@@ -90,7 +99,7 @@ export class StrongSweeper {
     if (!key.startsWith(TXN_RECORD_PREFIX)) return;
     const txn = decodeTxnRecord(register.value);
     if (this.isOldFinished(key, register) && txn !== undefined) return this.forget(key, txn, deadlineMs);
-    if (txn?.status !== 'pending' || txn.expiresAtMs >= nowMs) return;
+    if (txn?.status !== 'pending' || txn.expiresAtMs >= stalledBefore) return;
     const reasons = txn.keys.map(() => ({
       code: 'TransactionConflict' as const,
       message: 'cancelled by recovery: its coordinator did not finish it before it expired',
