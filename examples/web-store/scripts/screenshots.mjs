@@ -78,7 +78,7 @@ const specs = localNodeSpecs({
   dir,
   httpPort: await freeBlock(3),
   peerPort: await freeBlock(3),
-  extraArgs: ['--fault-injection', '--log-level', 'warn'],
+  extraArgs: ['--fault-injection', '--strong', 'stock,orders', '--log-level', 'warn'],
 });
 const nodes = specs.map((s) => new LocalNode(s));
 for (const node of nodes) await node.start();

@@ -1,7 +1,7 @@
 /**
  * For the store's tests: one real three-node cluster (separate `tessera start` processes with
- * --fault-injection) and the store in this process on a free port, wired to those nodes as
- * `pnpm start` wires them. Started once per test file.
+ * --fault-injection and --strong stock,orders) and the store in this process on a free port, wired
+ * to those nodes as `pnpm start` wires them. Started once per test file.
  */
 
 import { type Cart, cart, TesseraClient } from '@tessera/client';
@@ -9,6 +9,7 @@ import type { FastifyInstance } from 'fastify';
 import { pino } from 'pino';
 import { freePort, startCluster, type TestCluster, waitFor } from '../../../packages/server/test/helpers.js';
 import { createStore } from '../src/server/app.js';
+import { STRONG_NAMESPACES } from '../src/server/stock/stock.js';
 
 export { freePort, waitFor };
 
@@ -34,7 +35,7 @@ export interface Harness {
 }
 
 export async function startHarness(): Promise<Harness> {
-  const cluster = await startCluster(3, ['--fault-injection']);
+  const cluster = await startCluster(3, ['--fault-injection', '--strong', STRONG_NAMESPACES.join(',')]);
   let app: FastifyInstance | undefined;
   try {
     app = await createStore({

@@ -1,7 +1,8 @@
 /**
  * The page's pure state logic: checkout notes for the tab that ordered and the tab whose cart
- * emptied (problem 5), the node offered to a second tab (problem 2), when the last merge's summary
- * is old news (problem 6), and removed lines that keep their place (problem 8).
+ * emptied (problem 5), a refused checkout and the stock shown, the node offered to a second tab
+ * (problem 2), when the last merge's summary is old news (problem 6), and removed lines that keep
+ * their place (problem 8).
  */
 import { describe, expect, it } from 'vitest';
 import type {
@@ -12,9 +13,11 @@ import type {
   ClusterView,
   NodeView,
 } from '../src/shared/api.js';
-import { knownAfter, noteAfter, ordersFromElsewhere } from '../src/web/state/checkout.js';
+import { initialState } from '../src/web/state/app-state.js';
+import { knownAfter, noteAfter, ordersFromElsewhere, refusalOf } from '../src/web/state/checkout.js';
 import { rows, withRemoved } from '../src/web/state/removals.js';
 import { otherNode, showPastMerge, thisNode } from '../src/web/state/select.js';
+import { withStock } from '../src/web/state/updates.js';
 
 const story = (checkouts: CartStory['checkouts']): CartStory => ({
   tabs: [],
@@ -134,5 +137,38 @@ describe('a removed line', () => {
       'line:mug',
     ]);
     expect(rows(cart, removed, 10_000).map((r) => r.kind)).toEqual(['line', 'line']);
+  });
+});
+
+describe('a refused checkout and the stock', () => {
+  it('keeps the refusals that explain themselves under the button, and leaves other errors to a toast', () => {
+    const shortages = [{ productId: 'lamp', name: 'Desk lamp', wanted: 1, left: 0, justBought: true }];
+    expect(
+      refusalOf('SOLD_OUT', 'Sorry, the last Desk lamp was just bought — 0 left.', { shortages }),
+    ).toEqual({
+      code: 'SOLD_OUT',
+      message: 'Sorry, the last Desk lamp was just bought — 0 left.',
+      shortages,
+    });
+    expect(refusalOf('STRONG_UNAVAILABLE', 'n0 cannot reach a majority', undefined)?.shortages).toEqual([]);
+    expect(refusalOf('STORE_UNAVAILABLE', 'no node', undefined)).toBeUndefined();
+    expect(refusalOf('CART_EMPTY', 'empty', undefined)).toBeUndefined();
+  });
+
+  it('shows the newest stock read, whatever order the answers come in', () => {
+    const state = initialState('cart-1', { id: 'tab-1', node: 'auto' });
+    const newer = withStock(state, {
+      stock: [
+        { productId: 'lamp', left: 0 },
+        { productId: 'mug', left: 11 },
+      ],
+      observedAt: '2026-01-01T12:00:02Z',
+    });
+    expect(newer.stock?.left).toEqual({ lamp: 0, mug: 11 });
+    const late = withStock(newer, {
+      stock: [{ productId: 'lamp', left: 1 }],
+      observedAt: '2026-01-01T12:00:01Z',
+    });
+    expect(late).toBe(newer);
   });
 });

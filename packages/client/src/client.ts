@@ -282,12 +282,12 @@ export class TesseraClient {
    * call, the same on every retry, so retries never apply it twice (strong/transact.ts).
    */
   async transact(actions: readonly TransactAction[], options: TransactOptions = {}): Promise<TransactResult> {
-    return transact(this.sender, actions, options);
+    return transact(this.sender, actions, options, this.options.serverTimeoutMs);
   }
 
   /** The values of 1 to 100 strong keys at one instant (POST /v1/transactions/get), in order. */
   async transactGet(keys: readonly string[], options: CallOptions = {}): Promise<TransactGetItem[]> {
-    return transactGet(this.sender, keys, options);
+    return transactGet(this.sender, keys, options, this.options.serverTimeoutMs);
   }
 
   /** The nodes this client would try for `key`, best first (loads the ring if needed). */

@@ -84,6 +84,16 @@ describe('docker-compose.yml', () => {
     expect(store.ports).toEqual([`${store.environment!.PORT}:${store.environment!.PORT}`]);
   });
 
+  it('declares the same strong namespaces on every node, the store’s stock and orders among them', () => {
+    const lists = services.map(([, s]) =>
+      (parseArgs({ args: s.command.slice(1), options: START_OPTIONS }).values.strong ?? []).flatMap((v) =>
+        v.split(','),
+      ),
+    );
+    expect(new Set(lists.map((l) => l.join(','))).size).toBe(1);
+    expect(lists[0]).toEqual(expect.arrayContaining(['stock', 'orders']));
+  });
+
   it('seeds every node but one, so they form one cluster', () => {
     const seedless = services.filter(([, s]) => !s.command.includes('--seed'));
     expect(seedless.map(([name]) => name)).toEqual(['n0']);

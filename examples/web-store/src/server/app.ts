@@ -1,6 +1,7 @@
 /**
- * The store's Fastify app: catalog, carts and checkout in Tessera, the cluster panel, the page.
- * `createStore` wires it to a list of nodes; the launcher (main.ts) starts those nodes first.
+ * The store's Fastify app: catalog, carts, stock and checkout in Tessera, the cluster panel, the
+ * page. `createStore` wires it to a list of nodes (each started with `--strong stock,orders`),
+ * stocks the shop if it has no stock yet, and answers; the launcher (main.ts) starts the nodes first.
  */
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
 import { pino } from 'pino';
@@ -11,12 +12,14 @@ import { StoreAccess } from './cluster/access.js';
 import { ClusterControl } from './cluster/control.js';
 import { NodeDirectory, type NodeSpec } from './cluster/directory.js';
 import { ClusterStatus } from './cluster/status.js';
+import { StrongAccess } from './cluster/strong-access.js';
 import { registerCartRoutes } from './http/cart-routes.js';
 import { registerClusterRoutes } from './http/cluster-routes.js';
 import { registerErrorHandling } from './http/errors.js';
 import { registerPages } from './http/pages.js';
 import { registerReplicaRoutes } from './http/replica-routes.js';
 import { OrderService } from './orders/service.js';
+import { Stock } from './stock/stock.js';
 import { StoryBook } from './story/book.js';
 import { KeyLock } from './util/key-lock.js';
 
@@ -42,6 +45,7 @@ export async function createStore(options: StoreOptions): Promise<FastifyInstanc
   app.removeContentTypeParser('text/plain');
   const nodes = new NodeDirectory(options.nodes);
   const access = new StoreAccess(nodes);
+  const strong = new StrongAccess(nodes);
   const catalog = new Catalog();
   const locks = new KeyLock();
   const control: ClusterControl = new ClusterControl(nodes, app.log, () => status.invalidate());
@@ -51,10 +55,18 @@ export async function createStore(options: StoreOptions): Promise<FastifyInstanc
     (id) => catalog.name(id),
   );
   const carts = new CartService({ access, catalog, journal: new Journal(), locks, story });
-  const orders = new OrderService({ access, catalog, carts, locks, story });
+  const orders = new OrderService({ access, strong, catalog, carts, locks, story });
+  const stock = new Stock(strong, catalog);
+  try {
+    const stocked = await stock.seed();
+    if (stocked > 0) app.log.info({ products: stocked }, 'stocked the shop');
+  } catch (err) {
+    await nodes.close();
+    throw err;
+  }
 
   registerErrorHandling(app);
-  registerCartRoutes(app, { catalog, carts, orders });
+  registerCartRoutes(app, { catalog, carts, orders, stock });
   registerClusterRoutes(app, status, control);
   registerReplicaRoutes(app, nodes, catalog);
   await registerPages(app);

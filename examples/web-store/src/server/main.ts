@@ -1,8 +1,9 @@
 #!/usr/bin/env node
 /**
- * `pnpm start`: starts a local three-node Tessera cluster (data and logs in .tessera/cluster) and
- * the store on http://127.0.0.1:3000 (PORT and HOST override), and prints the address. With
- * TESSERA_NODES=http://n0:7000,… it uses that cluster instead. Ctrl-C stops everything.
+ * `pnpm start`: starts a local three-node Tessera cluster (data and logs in .tessera/cluster; every
+ * node with `--strong stock,orders`, see launcher/nodes.ts) and the store on http://127.0.0.1:3000
+ * (PORT and HOST override), and prints the address. With TESSERA_NODES=http://n0:7000,… it uses
+ * that cluster instead (its nodes must declare stock and orders strong). Ctrl-C stops everything.
  */
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
@@ -30,7 +31,8 @@ function banner(url: string, config: LauncherConfig, cluster: LocalCluster | und
 
   Open it and add a few things to the cart. The guide on the page walks you through the
   paper's shopping cart (Dynamo, section 4.4): split the cluster, edit the cart on both sides,
-  heal it, and watch the two versions merge without losing an add or a removal.
+  heal it, and watch the two versions merge without losing an add or a removal. Stock and orders
+  are strong keys instead: checkout is one all-or-nothing transaction that never oversells.
 ${cluster === undefined ? '' : `\n  Nodes: ${nodes.map((n) => n.url).join('  ')}   (HTTP API: docs/api.md)`}
   Store log: ${config.log === 'stdout' ? 'stdout' : resolve(config.log)}
   Ctrl-C stops the store${cluster === undefined ? '' : ' and the cluster (the data stays; run the same command to resume)'}.

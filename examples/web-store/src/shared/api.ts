@@ -7,6 +7,7 @@ export type * from './cart-api.js';
 export type * from './cluster-api.js';
 export type * from './reconcile-api.js';
 export type * from './replica-api.js';
+export type * from './stock-api.js';
 export type * from './story-api.js';
 
 export interface Product {

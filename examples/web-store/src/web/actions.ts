@@ -7,10 +7,10 @@ import { type Api, ApiError } from './api.js';
 import type { Inflight } from './inflight.js';
 import type { Panes } from './panes.js';
 import type { AppState, PageMode } from './state/app-state.js';
-import { noteAfter } from './state/checkout.js';
+import { noteAfter, refusalOf } from './state/checkout.js';
 import { pruned, REMOVED_SHOWN_MS, withRemoved } from './state/removals.js';
 import type { Store } from './state/store.js';
-import { withCart, withCluster, withSecondNode } from './state/updates.js';
+import { withCart, withCluster, withSecondNode, withStock } from './state/updates.js';
 import { StoryPlayer } from './story/player.js';
 import { storySpeed } from './story/timing.js';
 import { saveMode, saveNode } from './tab.js';
@@ -64,16 +64,25 @@ export function createActions(
   refresh: () => Promise<void>,
   refreshReplicas: () => Promise<void>,
 ): Actions {
+  const failed = (err: unknown): void => {
+    if (err instanceof ApiError && err.code === 'UNKNOWN_NODE') pick('auto');
+    toast(err instanceof ApiError ? `${err.message} (${err.code})` : String(err));
+  };
   const act = async <T>(run: () => Promise<T>, done: (result: T) => void): Promise<void> => {
     try {
       done(await inflight.run(run));
     } catch (err) {
-      if (err instanceof ApiError && err.code === 'UNKNOWN_NODE') pick('auto');
-      toast(err instanceof ApiError ? `${err.message} (${err.code})` : String(err));
+      failed(err);
     }
   };
+  const readStock = (): void =>
+    void api.stock().then(
+      (view) => store.update((s) => withStock(s, view)),
+      () => {},
+    );
   const changed = (cart: CartView): void => {
-    store.update((s) => withCart(s, cart, true));
+    // A change to the cart answers the last refusal: the customer is doing something about it.
+    store.update((s) => ({ ...withCart(s, cart, true), refusal: undefined }));
     // Every node's copy changed too: read them now rather than at the next poll.
     void refreshReplicas().catch(() => {});
   };
@@ -128,20 +137,33 @@ export function createActions(
     checkout: () => {
       const revision = store.get().cart?.revision;
       if (revision === undefined) return;
-      store.update((s) => ({ ...s, checkingOut: s.checkingOut + 1 }));
-      void act(
-        () => api.checkout(`rev-${revision}`),
-        (result) => {
-          store.update((s) => ({
-            ...withCart(s, result.cart, true),
-            checkout: noteAfter(s.checkout, result, result.cart.story),
-          }));
-          void api.orders().then(
-            (o) => store.update((s) => ({ ...s, orders: o.orders })),
-            () => {},
-          );
-        },
-      ).finally(() => store.update((s) => ({ ...s, checkingOut: s.checkingOut - 1 })));
+      store.update((s) => ({ ...s, checkingOut: s.checkingOut + 1, refusal: undefined }));
+      void inflight
+        .run(() => api.checkout(`rev-${revision}`))
+        .then(
+          (result) => {
+            store.update((s) => ({
+              ...withCart(s, result.cart, true),
+              checkout: noteAfter(s.checkout, result, result.cart.story),
+            }));
+            void api.orders().then(
+              (o) => store.update((s) => ({ ...s, orders: o.orders })),
+              () => {},
+            );
+          },
+          (err: unknown) => {
+            // Sold out (or no majority, or too much contention): nothing was ordered and the cart
+            // is as it was. The reason stays under the button, naming the item that ran out.
+            const refusal =
+              err instanceof ApiError ? refusalOf(err.code, err.message, err.details) : undefined;
+            if (refusal === undefined) failed(err);
+            else store.update((s) => ({ ...s, refusal, checkout: undefined }));
+          },
+        )
+        .finally(() => {
+          store.update((s) => ({ ...s, checkingOut: s.checkingOut - 1 }));
+          readStock();
+        });
     },
     copy: (text) => {
       void navigator.clipboard?.writeText(text).then(

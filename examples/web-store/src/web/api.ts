@@ -7,6 +7,7 @@ import type {
   OrdersView,
   Product,
   ReplicasView,
+  StockView,
 } from '../shared/api.js';
 
 export class ApiError extends Error {
@@ -14,6 +15,8 @@ export class ApiError extends Error {
     readonly code: string,
     message: string,
     readonly status: number,
+    /** The error's `details`, when the store sent some (SOLD_OUT: which items ran out). */
+    readonly details?: unknown,
   ) {
     super(message);
   }
@@ -47,6 +50,7 @@ export class Api {
         error?.code ?? 'HTTP',
         error?.message ?? `The store answered ${res.status}.`,
         res.status,
+        error?.details,
       );
     }
     return data as T;
@@ -58,6 +62,11 @@ export class Api {
 
   catalog(): Promise<{ products: Product[] }> {
     return this.call('GET', '/api/catalog');
+  }
+
+  /** Every product's stock, from one snapshot of the strong keys. */
+  stock(): Promise<StockView> {
+    return this.call('GET', '/api/stock');
   }
 
   getCart(): Promise<CartView> {

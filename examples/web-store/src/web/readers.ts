@@ -1,14 +1,15 @@
 /**
  * Reading what the page shows from the store, one call each: the cart, the second half's cart,
- * every node's copy, the cluster, the orders. The polls call them on a timer; the story player calls
- * them when it waits for something. A cart answer that started before an action finished is dropped.
+ * every node's copy, the cluster, the orders, the stock. The polls call them on a timer; the story
+ * player calls them when it waits for something. A cart answer that started before an action
+ * finished is dropped.
  */
 import { type Api, ApiError } from './api.js';
 import type { Inflight } from './inflight.js';
 import type { Panes } from './panes.js';
 import type { AppState } from './state/app-state.js';
 import type { Store } from './state/store.js';
-import { clusterStale, withCart, withCluster, withReplicas, withSecond } from './state/updates.js';
+import { clusterStale, withCart, withCluster, withReplicas, withSecond, withStock } from './state/updates.js';
 
 export interface Readers {
   readonly cart: () => Promise<void>;
@@ -16,6 +17,7 @@ export interface Readers {
   readonly replicas: () => Promise<void>;
   readonly cluster: () => Promise<void>;
   readonly orders: () => Promise<void>;
+  readonly stock: () => Promise<void>;
   /** The carts, the replicas and the cluster, at once. */
   readonly all: () => Promise<void>;
 }
@@ -61,8 +63,12 @@ export function createReaders(
     const { orders: list } = await api.orders();
     store.update((s) => ({ ...s, orders: list }));
   };
+  const stock = async (): Promise<void> => {
+    const view = await api.stock();
+    store.update((s) => withStock(s, view));
+  };
   const all = async (): Promise<void> => {
     await Promise.all([cart(), second().catch(() => {}), replicas().catch(() => {}), cluster()]);
   };
-  return { cart, second, replicas, cluster, orders, all };
+  return { cart, second, replicas, cluster, orders, stock, all };
 }

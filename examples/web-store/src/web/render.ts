@@ -81,7 +81,10 @@ export function createRenderer(on: Actions): (state: AppState) => void {
         return null;
       },
     );
-    section('catalog', [state.products, cart?.items], () => catalogView(state.products, cart, on.add));
+    const stock = state.stock?.left;
+    section('catalog', [state.products, cart?.items, stock], () =>
+      catalogView(state.products, cart, stock, on.add),
+    );
     document.body.dataset.mode = state.ui.mode;
     section('story', [state.ui.mode, state.narration], () => storyBar(state.ui.mode, state.narration, on));
     const replicas = summarize(state.replicas, view);
@@ -112,6 +115,7 @@ export function createRenderer(on: Actions): (state: AppState) => void {
       rows: cart === undefined ? [] : rows(cart, state.removed, Date.now()),
       orders: state.orders,
       note: state.checkout,
+      refusal: state.refusal,
       elsewhere: ordersFromElsewhere(cart?.story, state.knownOrders),
       shareUrl: shareUrl(cartId),
       openIn: nodeIds.filter((id) => id !== here).map((id) => ({ id, url: shareUrl(cartId, id) })),

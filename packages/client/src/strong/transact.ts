@@ -64,15 +64,24 @@ export type TransactGetItem =
   | { readonly key: string; readonly found: true; readonly value: unknown; readonly version: string }
   | { readonly key: string; readonly found: false; readonly value?: undefined; readonly version: string };
 
+/**
+ * `serverTimeoutMs`: the node's own deadline for the request (the client's option of that name), so
+ * a node that cannot reach a majority answers STRONG_UNAVAILABLE before the client gives up on it.
+ */
 export async function transact(
   send: Send,
   actions: readonly TransactAction[],
   options: TransactOptions = {},
+  serverTimeoutMs?: number,
 ): Promise<TransactResult> {
   const checked = checkActions(actions);
   const token = options.token === undefined ? newToken() : checkToken(options.token);
   const keys = checked.map((a) => a.key);
-  const body = { clientRequestToken: token, actions: checked };
+  const body = {
+    clientRequestToken: token,
+    actions: checked,
+    ...(serverTimeoutMs === undefined ? {} : { timeoutMs: serverTimeoutMs }),
+  };
   let answer: Awaited<ReturnType<Send>>;
   try {
     answer = await send(
@@ -96,6 +105,7 @@ export async function transactGet(
   send: Send,
   keys: readonly string[],
   options: CallOptions = {},
+  serverTimeoutMs?: number,
 ): Promise<TransactGetItem[]> {
   if (!Array.isArray(keys) || keys.length < 1 || keys.length > TRANSACT_ITEMS_MAX) {
     throw invalid(`transactGet() takes an array of 1 to ${TRANSACT_ITEMS_MAX} keys.`);
@@ -106,7 +116,7 @@ export async function transactGet(
       method: 'POST',
       key: undefined,
       path: '/v1/transactions/get',
-      body: { keys: [...keys] },
+      body: { keys: [...keys], ...(serverTimeoutMs === undefined ? {} : { timeoutMs: serverTimeoutMs }) },
       safety: 'read',
     },
     options,

@@ -53,7 +53,7 @@ export class NodeSession {
 
   /** `mayDegrade`: whether to fall back to this node's own copy when it cannot reach a quorum. */
   constructor(
-    readonly node: NodeEntry,
+    readonly node: Pick<NodeEntry, 'id' | 'url' | 'client'>,
     private readonly mayDegrade = true,
   ) {}
 

@@ -22,12 +22,23 @@ export interface NodeSpec {
 
 export interface NodeEntry extends NodeSpec {
   readonly client: TesseraClient;
+  /**
+   * For the strong keys (stock, orders): the same node, waited for longer than its own deadline,
+   * so that a node cut off from a majority answers STRONG_UNAVAILABLE before the store gives up.
+   */
+  readonly strong: TesseraClient;
 }
 
 /** A node that failed a call is tried after the others for this long. */
 const FAILED_FOR_MS = 3_000;
 /** One HTTP attempt; a node's own deadline is 2 s. */
 const CALL_TIMEOUT_MS = 4_000;
+/**
+ * One HTTP attempt of a strong call: longer than a node's own deadline for a transaction or a
+ * snapshot read (5 s by default), so that a node cut off from a majority answers
+ * STRONG_UNAVAILABLE, which says so, rather than look like a node that does not answer.
+ */
+const STRONG_CALL_TIMEOUT_MS = 7_000;
 
 export class NodeDirectory {
   private readonly entries: readonly NodeEntry[];
@@ -37,14 +48,12 @@ export class NodeDirectory {
     if (specs.length === 0) throw new Error('The store needs at least one Tessera node.');
     const ids = new Set(specs.map((s) => s.id));
     if (ids.size !== specs.length) throw new Error('Tessera node ids must be unique.');
+    const pinned = (url: string, timeoutMs: number): TesseraClient =>
+      new TesseraClient({ nodes: [url], routing: false, retries: 0, timeoutMs });
     this.entries = specs.map((spec) => ({
       ...spec,
-      client: new TesseraClient({
-        nodes: [spec.url],
-        routing: false,
-        retries: 0,
-        timeoutMs: CALL_TIMEOUT_MS,
-      }),
+      client: pinned(spec.url, CALL_TIMEOUT_MS),
+      strong: pinned(spec.url, STRONG_CALL_TIMEOUT_MS),
     }));
   }
 
@@ -78,6 +87,6 @@ export class NodeDirectory {
   }
 
   async close(): Promise<void> {
-    await Promise.all(this.entries.map((e) => e.client.close()));
+    await Promise.all(this.entries.flatMap((e) => [e.client.close(), e.strong.close()]));
   }
 }

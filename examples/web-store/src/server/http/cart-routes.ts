@@ -1,20 +1,27 @@
-/** The cart and checkout API the page calls. Every route checks its input before touching Tessera. */
+/**
+ * The catalog, stock, cart and checkout API the page calls. Every route checks its input before
+ * touching Tessera.
+ */
 import type { FastifyInstance } from 'fastify';
 import type { CartService } from '../cart/service.js';
 import type { Catalog } from '../catalog/catalog.js';
 import type { OrderService } from '../orders/service.js';
+import type { Stock } from '../stock/stock.js';
 import { askedNode, asker, knownProduct, parse, schemas } from './input.js';
 
 export interface CartRoutesDeps {
   readonly catalog: Catalog;
   readonly carts: CartService;
   readonly orders: OrderService;
+  readonly stock: Stock;
 }
 
 export function registerCartRoutes(app: FastifyInstance, deps: CartRoutesDeps): void {
-  const { catalog, carts, orders } = deps;
+  const { catalog, carts, orders, stock } = deps;
 
   app.get('/api/catalog', async () => ({ products: catalog.all() }));
+
+  app.get('/api/stock', async (req) => stock.levels(askedNode(req)));
 
   app.get('/api/carts/:cartId', async (req) => {
     const { cartId } = parse(schemas.cartParams, req.params, 'cart id');

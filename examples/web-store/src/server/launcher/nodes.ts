@@ -1,10 +1,12 @@
 /**
  * The nodes the store uses: a local cluster it starts itself (separate `tessera start` processes,
- * with `--fault-injection` so the panel can split it), or an existing cluster named by URL.
+ * with `--fault-injection` so the panel can split it, and `--strong stock,orders` for the stock
+ * and the orders), or an existing cluster named by URL (whose nodes must declare those too).
  */
 import { resolve } from 'node:path';
 import { LocalNode, localNodeSpecs } from '@tessera/server/local-cluster';
 import type { NodeSpec } from '../cluster/directory.js';
+import { STRONG_NAMESPACES } from '../stock/stock.js';
 
 const READY_TIMEOUT_MS = 30_000;
 const EXTERNAL_TIMEOUT_MS = 120_000;
@@ -41,6 +43,8 @@ export async function startLocalCluster(
   const dir = resolve(options.dir);
   const extraArgs = [
     '--fault-injection',
+    '--strong',
+    STRONG_NAMESPACES.join(','),
     ...(options.count < 3 ? ['--n', String(options.count), '--r', '1', '--w', '1'] : []),
   ];
   const specs = localNodeSpecs({ nodes: options.count, dir, httpPort: options.httpPort, extraArgs });

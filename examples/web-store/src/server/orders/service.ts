@@ -1,56 +1,29 @@
 /**
- * Checkout, exactly once. The order's id is derived from the cart and the idempotency key the page
- * sends with every press of the button (and every retry), so pressing twice or retrying finds the
- * order already stored under `order:<id>` and places nothing new. The order is written first,
- * then the lines it took are removed from the cart with the cart read's context; a retry after a
- * failure in between finds the order and finishes the removal. Lines added concurrently (another
- * tab) are not in the order and stay in the cart.
+ * Checkout, exactly once and never oversold. The order's id is derived from the cart and the
+ * idempotency key the page sends with every press of the button (and every retry). The order and
+ * the stock it takes are written by one transaction on strong keys (checkout.ts): `orders/<id>`
+ * with ifAbsent, and every product's `stock/<id>` conditioned on the version read, all or nothing.
+ * Only after that commit are the ordered lines removed from the cart (a plain key, with the cart
+ * read's context) and the order's id added to the cart's list; a retry after a failure in between
+ * finds the order and finishes the removal. Lines added concurrently (another tab) are not in the
+ * order and stay in the cart. A refused checkout (SOLD_OUT) leaves the cart as it was.
  */
-import { createHash } from 'node:crypto';
-import { type Cart, cart, type Resolver, resolvers } from '@tessera/client';
-import { z } from 'zod';
+import { type Cart, cart } from '@tessera/client';
 import type { CheckoutResult, Order, OrderLine } from '../../shared/api.js';
 import { type Asker, type CartService, cartKey, resolveCart } from '../cart/service.js';
 import { withStored } from '../cart/stored.js';
 import type { Catalog } from '../catalog/catalog.js';
-import { merge, type NodeSession, type StoreAccess } from '../cluster/access.js';
+import { merge, type StoreAccess } from '../cluster/access.js';
+import { STRONG_CALL, type StrongAccess } from '../cluster/strong-access.js';
 import { StoreError } from '../http/errors.js';
 import type { StoryBook } from '../story/book.js';
 import type { KeyLock } from '../util/key-lock.js';
-
-export const orderKey = (orderId: string): string => `order:${orderId}`;
-export const ordersKey = (cartId: string): string => `orders:${cartId}`;
+import { findOrder, placeOrder } from './checkout.js';
+import { cartOrdersKey, isOrder, orderIdFor, orderKey, resolveIds } from './order.js';
 
 const ORDERS_SHOWN_MAX = 20;
-/** Orders of one cart looked at, at most (the most recent ids are not known without reading). */
+/** Orders of one cart looked at, at most: one snapshot read (transactGet takes up to 100 keys). */
 const ORDERS_READ_MAX = 100;
-
-const orderSchema = z.object({
-  id: z.string(),
-  cartId: z.string(),
-  lines: z.array(
-    z.object({ productId: z.string(), name: z.string(), quantity: z.number(), priceCents: z.number() }),
-  ),
-  totalCents: z.number(),
-  createdAt: z.string(),
-  consumed: z.array(z.string()),
-});
-
-const isOrder = (value: unknown): value is Order => orderSchema.safeParse(value).success;
-
-/** Two siblings of one order are the same order placed twice at once: keep the earlier, always. */
-export const resolveOrder: Resolver<Order> = (siblings) =>
-  siblings
-    .filter(isOrder)
-    .sort(
-      (a, b) => a.createdAt.localeCompare(b.createdAt) || JSON.stringify(a).localeCompare(JSON.stringify(b)),
-    )[0] ?? siblings[0]!;
-
-const resolveIds = resolvers.union<string[]>();
-
-export function orderIdFor(cartId: string, idempotencyKey: string): string {
-  return createHash('sha256').update(`${cartId}\n${idempotencyKey}`).digest('hex').slice(0, 16);
-}
 
 /** An updater that tombstones exactly these cart lines (when they are still there). */
 function consume(tags: readonly string[]): (current: Cart | undefined) => Cart | undefined {
@@ -67,6 +40,7 @@ function consume(tags: readonly string[]): (current: Cart | undefined) => Cart |
 
 export interface OrderServiceDeps {
   readonly access: StoreAccess;
+  readonly strong: StrongAccess;
   readonly catalog: Catalog;
   readonly carts: CartService;
   readonly locks: KeyLock;
@@ -78,22 +52,41 @@ export class OrderService {
 
   async checkout(cartId: string, idempotencyKey: string, asker: Asker): Promise<CheckoutResult> {
     const orderId = orderIdFor(cartId, idempotencyKey);
-    const { access, carts, locks, story } = this.deps;
+    const { access, strong, carts, locks, story } = this.deps;
     return locks.run(cartKey(cartId), async () => {
+      // The cart as the tab's node has it: its lines make the order.
+      const read = await access.run(asker.node, (session) => carts.read(session, cartId));
+      const draft = this.draft(cartId, orderId, read.value.value);
+      // The transaction (or, for an empty cart, a look for the order an earlier press placed). A
+      // tab pinned to a node cut off from a majority gets STRONG_UNAVAILABLE and keeps its cart.
+      const placed = await strong.run(
+        asker.node,
+        async (client) => {
+          if (draft !== undefined) return placeOrder(client, draft, { call: STRONG_CALL });
+          const order = await findOrder(client, orderId, STRONG_CALL);
+          if (order === undefined) {
+            throw new StoreError('CART_EMPTY', 'The cart is empty: add something before checking out.');
+          }
+          return { kind: 'existing' as const, order };
+        },
+        { stay: true, prefer: read.servedBy.degraded ? undefined : read.servedBy.nodeId },
+      );
+      const { order } = placed.value;
+      const replayed = placed.value.kind === 'existing';
+
+      // Committed: now take the ordered lines out of the cart and list the order under it.
       const served = await access.run(asker.node, async (session) => {
-        const stored = merge(await session.get<Order>(orderKey(orderId)), resolveOrder);
-        const order = isOrder(stored) ? stored : await this.place(session, cartId, orderId);
         const outcome = await session.update(cartKey(cartId), resolveCart, consume(order.consumed));
-        await session.update(ordersKey(cartId), resolveIds, (ids) =>
+        await session.update(cartOrdersKey(cartId), resolveIds, (ids) =>
           ids?.includes(order.id) === true ? ids : [...(ids ?? []), order.id].sort(),
         );
-        return { order, replayed: isOrder(stored), outcome, now: await session.get<Cart>(cartKey(cartId)) };
+        return { outcome, now: await session.get<Cart>(cartKey(cartId)) };
       });
-      const { order, replayed, outcome, now } = served.value;
+      const { outcome, now } = served.value;
       if (!replayed) {
         story.checkedOut(cartId, asker.tab, {
           orderId: order.id,
-          node: served.servedBy.nodeId,
+          node: placed.nodeId,
           items: order.lines.reduce((n, l) => n + l.quantity, 0),
           totalCents: order.totalCents,
         });
@@ -104,18 +97,15 @@ export class OrderService {
     });
   }
 
-  /** Writes the order for what the cart holds now; refuses an empty cart. */
-  private async place(session: NodeSession, cartId: string, orderId: string): Promise<Order> {
-    const { value } = await this.deps.carts.read(session, cartId);
+  /** The order for what the cart holds now; undefined for an empty cart. */
+  private draft(cartId: string, orderId: string, value: Cart | undefined): Order | undefined {
     const items = cart.items(value);
-    if (value === undefined || items.length === 0) {
-      throw new StoreError('CART_EMPTY', 'The cart is empty: add something before checking out.');
-    }
+    if (value === undefined || items.length === 0) return undefined;
     const lines: OrderLine[] = items.map(({ item, quantity }) => {
       const product = this.deps.catalog.get(item);
       return { productId: item, name: product?.name ?? item, quantity, priceCents: product?.priceCents ?? 0 };
     });
-    const order: Order = {
+    return {
       id: orderId,
       cartId,
       lines,
@@ -123,23 +113,24 @@ export class OrderService {
       createdAt: new Date().toISOString(),
       consumed: Object.keys(value.lines).sort(),
     };
-    const written = await session.update<Order>(orderKey(orderId), resolveOrder, (current) =>
-      isOrder(current) ? current : order,
-    );
-    return isOrder(written.after) ? written.after : order;
   }
 
+  /** The cart's orders, newest first: the ids from its list, the orders from one strong snapshot. */
   async list(cartId: string, asked: string): Promise<Order[]> {
-    const served = await this.deps.access.run(asked, async (session) => {
-      const ids = merge(await session.get<string[]>(ordersKey(cartId)), resolveIds) ?? [];
-      const recent = (Array.isArray(ids) ? ids : [])
-        .filter((id) => typeof id === 'string')
-        .slice(0, ORDERS_READ_MAX);
-      const orders = await Promise.all(
-        recent.map(async (id) => merge(await session.get<Order>(orderKey(id)), resolveOrder)),
-      );
-      return orders.filter(isOrder);
-    });
-    return served.value.sort((a, b) => b.createdAt.localeCompare(a.createdAt)).slice(0, ORDERS_SHOWN_MAX);
+    const served = await this.deps.access.run(asked, async (session) =>
+      merge(await session.get<string[]>(cartOrdersKey(cartId)), resolveIds),
+    );
+    const ids = (Array.isArray(served.value) ? served.value : [])
+      .filter((id) => typeof id === 'string')
+      .slice(0, ORDERS_READ_MAX);
+    if (ids.length === 0) return [];
+    const read = await this.deps.strong.run(asked, (client) =>
+      client.transactGet(
+        ids.map((id) => orderKey(id)),
+        STRONG_CALL,
+      ),
+    );
+    const orders = read.value.map((item) => (item.found ? item.value : undefined)).filter(isOrder);
+    return orders.sort((a, b) => b.createdAt.localeCompare(a.createdAt)).slice(0, ORDERS_SHOWN_MAX);
   }
 }

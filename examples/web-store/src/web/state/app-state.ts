@@ -1,6 +1,6 @@
 /** What the page knows, in one place (see store.ts). */
 import type { CartView, ClusterView, Order, Product, ReplicasView } from '../../shared/api.js';
-import type { CheckoutNote } from './checkout.js';
+import type { CheckoutNote, CheckoutRefusal } from './checkout.js';
 import type { Narration } from './narration.js';
 import type { RemovedLine } from './removals.js';
 import type { SavedWrite } from './saved.js';
@@ -21,6 +21,10 @@ export interface AppState {
   readonly orders: readonly Order[];
   /** The note about this tab's last checkout. */
   readonly checkout: CheckoutNote | undefined;
+  /** This tab's last checkout, when the store refused it (sold out): until its next change or press. */
+  readonly refusal: CheckoutRefusal | undefined;
+  /** How many of each product are left (the strong keys `stock/<id>`), as last read. */
+  readonly stock: StockSnapshot | undefined;
   /** Orders of the cart this tab has already told about (or that were old when it opened). */
   readonly knownOrders: ReadonlySet<string> | undefined;
   /** Lines this tab just removed: they keep their place for a moment, with an undo. */
@@ -36,6 +40,11 @@ export interface AppState {
   readonly second: SecondPane;
   /** The story player, while it plays and after. */
   readonly narration: Narration | undefined;
+}
+
+export interface StockSnapshot {
+  readonly left: Readonly<Record<string, number>>;
+  readonly observedAt: string;
 }
 
 /** shop: the catalog and the cart; split: the same cart twice, through two nodes, side by side. */
@@ -60,6 +69,8 @@ export function initialState(cartId: string, tab: AppState['tab'], mode: PageMod
     cluster: undefined,
     orders: [],
     checkout: undefined,
+    refusal: undefined,
+    stock: undefined,
     knownOrders: undefined,
     removed: [],
     checkingOut: 0,

@@ -1,8 +1,8 @@
 /**
  * What the page says after a checkout, for the tab that pressed the button and for another tab of
- * the same cart whose lines an order took. Pure.
+ * the same cart whose lines an order took, and when a checkout was refused. Pure.
  */
-import type { CartStory, CheckoutResult, Order, StoryCheckout } from '../../shared/api.js';
+import type { CartStory, CheckoutResult, Order, Shortage, StoryCheckout } from '../../shared/api.js';
 
 export interface CheckoutNote {
   readonly order: Order;
@@ -52,4 +52,26 @@ export function knownAfter(
     return mine.length === 0 ? known : new Set([...known, ...mine.map((c) => c.orderId)]);
   }
   return new Set([...(known ?? []), ...story.checkouts.map((c) => c.orderId)]);
+}
+
+/** A checkout the store refused without ordering anything: the cart is as it was. */
+export interface CheckoutRefusal {
+  /** SOLD_OUT, CHECKOUT_CONFLICT or STRONG_UNAVAILABLE. */
+  readonly code: string;
+  /** The store's sentence ("Sorry, the last Desk lamp was just bought — 0 left. …"). */
+  readonly message: string;
+  /** For SOLD_OUT: the items the stock cannot cover. */
+  readonly shortages: readonly Shortage[];
+}
+
+/** The refusals that stay under the button (others are passing errors, shown as toasts). */
+const REFUSALS = new Set(['SOLD_OUT', 'CHECKOUT_CONFLICT', 'STRONG_UNAVAILABLE']);
+
+export function refusalOf(code: string, message: string, details: unknown): CheckoutRefusal | undefined {
+  if (!REFUSALS.has(code)) return undefined;
+  const listed =
+    typeof details === 'object' && details !== null
+      ? (details as { shortages?: unknown }).shortages
+      : undefined;
+  return { code, message, shortages: Array.isArray(listed) ? (listed as Shortage[]) : [] };
 }

@@ -1,5 +1,5 @@
 /** How an answer of the store changes the state. Pure. */
-import type { CartView, ClusterView, ReplicasView } from '../../shared/api.js';
+import type { CartView, ClusterView, ReplicasView, StockView } from '../../shared/api.js';
 import type { AppState } from './app-state.js';
 import { knownAfter } from './checkout.js';
 import { pruned } from './removals.js';
@@ -43,4 +43,11 @@ export function withReplicas(state: AppState, replicas: ReplicasView): AppState 
   if (known !== undefined && known > replicas.observedAt) return state;
   const second = { ...state.second, saved: savedSeen(state.second.saved, replicas) };
   return { ...state, replicas, saved: savedSeen(state.saved, replicas), second };
+}
+
+export function withStock(state: AppState, view: StockView): AppState {
+  // An answer to an older read does not replace a newer one.
+  if (state.stock !== undefined && state.stock.observedAt > view.observedAt) return state;
+  const left = Object.fromEntries(view.stock.map((s) => [s.productId, s.left]));
+  return { ...state, stock: { left, observedAt: view.observedAt } };
 }

@@ -1,11 +1,12 @@
 /**
  * The notes under the checkout button: the thank-you for the tab that placed the order (a second
  * press of a double click does not replace it), "already ordered" for a press that placed nothing,
- * and for another tab of the cart, which order emptied its cart.
+ * a refusal that names the item that ran out, and for another tab of the cart, which order emptied
+ * its cart.
  */
 import type { StoryCheckout } from '../../shared/api.js';
 import { clock, h, plural, price } from '../dom.js';
-import type { CheckoutNote } from '../state/checkout.js';
+import type { CheckoutNote, CheckoutRefusal } from '../state/checkout.js';
 
 const short = (id: string): string => `#${id.slice(0, 6)}`;
 
@@ -47,5 +48,21 @@ export function elsewhereNote(orders: readonly StoryCheckout[], cartEmpty: boole
     'div',
     { class: 'checkout-note elsewhere', role: 'status', 'data-testid': 'checkout-elsewhere' },
     `Ordered from another tab at ${clock(last.at)} (via ${last.node}): order ${short(last.orderId)}, ${plural(last.items, 'item')}, ${price(last.totalCents)}. ${rest}`,
+  );
+}
+
+/** The store refused the checkout: "Sorry, the last Desk lamp was just bought — 0 left. …". */
+export function refusedNote(refusal: CheckoutRefusal | undefined): HTMLElement | null {
+  if (refusal === undefined) return null;
+  return h(
+    'div',
+    {
+      class: 'checkout-note refused',
+      role: 'alert',
+      'data-testid': 'checkout-refused',
+      'data-code': refusal.code,
+      'data-products': refusal.shortages.map((s) => s.productId).join(' '),
+    },
+    refusal.message,
   );
 }

@@ -1,11 +1,14 @@
-/** The cart panel: lines, total, checkout and its notes, the share link and the orders. */
+/**
+ * The cart panel: lines, total, checkout and its notes (a refusal naming what ran out), the share
+ * link and the orders.
+ */
 import type { CartView, Order, StoryCheckout } from '../../shared/api.js';
 import { clock, h, plural, price } from '../dom.js';
-import type { CheckoutNote } from '../state/checkout.js';
+import type { CheckoutNote, CheckoutRefusal } from '../state/checkout.js';
 import type { Row } from '../state/removals.js';
 import type { SavedText } from '../state/saved.js';
 import { cartLines, type LineHandlers } from './cart-lines.js';
-import { checkoutNote, elsewhereNote } from './cart-notes.js';
+import { checkoutNote, elsewhereNote, refusedNote } from './cart-notes.js';
 import { savedNote } from './saved-note.js';
 
 export interface CartHandlers extends LineHandlers {
@@ -19,6 +22,8 @@ export interface CartPanelState {
   readonly rows: readonly Row[];
   readonly orders: readonly Order[];
   readonly note: CheckoutNote | undefined;
+  /** The store refused this tab's last checkout (sold out): nothing was ordered. */
+  readonly refusal: CheckoutRefusal | undefined;
   readonly elsewhere: readonly StoryCheckout[];
   readonly shareUrl: string;
   readonly openIn: readonly { readonly id: string; readonly url: string }[];
@@ -131,6 +136,7 @@ export function cartView(state: CartPanelState, on: CartHandlers): HTMLElement {
       },
       state.busy ? 'Placing the order…' : 'Check out',
     ),
+    refusedNote(state.refusal),
     checkoutNote(state.note),
     elsewhereNote(state.elsewhere, cart === undefined || cart.items.length === 0),
     share(state, on),

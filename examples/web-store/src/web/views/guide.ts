@@ -1,7 +1,9 @@
 /**
- * The guide: the paper's shopping-cart story (Dynamo, section 4.4) in five steps. Each step is
- * ticked from the cart's story, which the store keeps for every tab of the cart, so a step done in
- * the other tab ticks here too, and a done step stays ticked. Buttons sit under their sentence.
+ * The guide: the shop's two kinds of keys in one sentence each (carts always writeable; stock and
+ * orders strong), then the paper's shopping-cart story (Dynamo, section 4.4) in five steps. Each
+ * step is ticked from the cart's story, which the store keeps for every tab of the cart, so a step
+ * done in the other tab ticks here too, and a done step stays ticked. Buttons sit under their
+ * sentence.
  */
 import type { CartStory, ClusterView, StepId, StoryStep } from '../../shared/api.js';
 import { h } from '../dom.js';
@@ -114,6 +116,28 @@ function step(n: number, s: StoryStep, input: GuideInput, on: GuideHandlers): HT
   );
 }
 
+/** The two models this shop uses, one sentence each. */
+export const MODELS = {
+  carts:
+    'are always writeable: each is a plain key, and edits made at the same time (say on both sides of a split) are kept as sibling versions and merged, losing nothing.',
+  strong:
+    'are strong keys: linearizable, one version at a time, and checkout is one all-or-nothing transaction that takes the stock and writes the order, so the last one is sold only once.',
+} as const;
+
+function models(): HTMLElement {
+  return h(
+    'ul',
+    { class: 'models', 'data-testid': 'models' },
+    h('li', { 'data-model': 'carts' }, h('strong', { class: 'model-name' }, 'Carts'), ` ${MODELS.carts}`),
+    h(
+      'li',
+      { 'data-model': 'strong' },
+      h('strong', { class: 'model-name' }, 'Stock and orders'),
+      ` ${MODELS.strong}`,
+    ),
+  );
+}
+
 const NOT_YET: readonly StoryStep[] = (Object.keys(TEXT) as StepId[]).map((id) => ({
   id,
   doneAt: null,
@@ -133,6 +157,7 @@ export function guideView(input: GuideInput, on: GuideHandlers): HTMLElement {
       h('span', { class: 'muted guide-sub' }, ' — a split, edits on both sides, a merge that loses nothing'),
       h('span', { class: 'guide-count', 'data-testid': 'guide-count' }, `${done}/${steps.length}`),
     ),
+    models(),
     h(
       'ol',
       { class: 'steps' },
