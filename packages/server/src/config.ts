@@ -158,6 +158,13 @@ export const configSchema = z
     seedGossipIntervalMs: z.number().int().min(50).max(600_000).default(5_000),
     /** How often ring changes are advanced: proposals, commits, partition pulls (paper 4.9). */
     transferIntervalMs: z.number().int().min(10).max(60_000).default(250),
+    /** A joining node that has not confirmed its partitions this long, and is down, is dropped from the change. */
+    joinConfirmTimeoutMs: z
+      .number()
+      .int()
+      .min(1_000)
+      .max(24 * 3600 * 1000)
+      .default(120_000),
     /** Keys per page of a partition transfer; one page is one admission of the background gate. */
     transferPageKeys: z.number().int().min(1).max(100_000).default(256),
     /** A receiver waits this long after first seeing a ring change before pulling, so writes reach both rings. */

@@ -21,7 +21,12 @@ import { ReplicaStore } from '../storage/replica-store.js';
 import { StrongService } from '../strong/service.js';
 import { FaultSwitches } from './fault-switches.js';
 import type { Incarnation } from './incarnation.js';
-import { NodeMetrics, registerBackgroundMetrics, registerClusterMetrics } from './metrics.js';
+import {
+  NodeMetrics,
+  registerBackgroundMetrics,
+  registerClusterMetrics,
+  registerStrongMetrics,
+} from './metrics.js';
 
 /** What a node is assembled from. */
 export interface NodeGround {
@@ -260,6 +265,7 @@ function metricsOf(p: Omit<NodeParts, 'metrics'>): NodeMetrics {
     admission: () => p.admission.stats(),
     antiEntropy: () => p.antiEntropy.stats(),
   });
+  registerStrongMetrics(metrics.registry, () => ({ ...p.strong.sweeper.stats }));
   registerClusterMetrics(metrics.registry, {
     peersDown: () => p.peers.health().filter((h) => h.down).length,
     ringVersion: () => p.view.require().ring.version,

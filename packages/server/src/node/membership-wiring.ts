@@ -66,6 +66,7 @@ export function startMembership(p: MembershipParts): MembershipService {
     intervalMs: config.transferIntervalMs,
     retireDelayMs: config.retireDelayMs,
     tombstoneGraceMs: config.tombstoneGraceMs,
+    joinConfirmTimeoutMs: config.joinConfirmTimeoutMs,
     handOver: async (node, key, state) => {
       const client = p.peers.client(node);
       if (client === undefined)

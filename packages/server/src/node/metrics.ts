@@ -129,3 +129,50 @@ export function registerBackgroundMetrics(registry: Registry, src: BackgroundSou
     },
   );
 }
+
+/** A counter whose total is read from its source at every scrape (a count kept by a component). */
+function scrapedCounter(
+  registry: Registry,
+  name: string,
+  help: string,
+  labelNames: string[],
+  read: (set: (labels: Record<string, string>, total: number) => void) => void,
+): void {
+  new Counter({
+    name,
+    help,
+    labelNames,
+    registers: [registry],
+    collect() {
+      this.reset();
+      read((labels, total) => this.inc(labels, total));
+    },
+  });
+}
+
+/** Joining nodes dropped by this node as claimant because they never confirmed (claimant.ts). */
+export function registerMembershipMetrics(registry: Registry, joinsAbandoned: () => number): void {
+  scrapedCounter(
+    registry,
+    'tessera_joins_abandoned_total',
+    'Joining nodes this node, as claimant, dropped from a ring change because they never confirmed and were down.',
+    [],
+    (set) => set({}, joinsAbandoned()),
+  );
+}
+
+/** The recovery sweep of strong keys (strong/sweeper.ts). */
+export function registerStrongMetrics(
+  registry: Registry,
+  sweep: () => Readonly<Record<string, number>>,
+): void {
+  scrapedCounter(
+    registry,
+    'tessera_strong_sweep_total',
+    'Stalled transactions handled by the recovery sweep, by outcome: settled intents, cancelled records, forgotten records, failures.',
+    ['outcome'],
+    (set) => {
+      for (const [outcome, total] of Object.entries(sweep())) set({ outcome }, total);
+    },
+  );
+}

@@ -4,6 +4,8 @@
  * then serve clients through the front given (the HTTP API: server.ts). Stop: the reverse. A
  * start that fails closes what it opened.
  */
+import { createServer } from 'node:net';
+import { TesseraError } from '@tessera/core';
 import { ClusterView } from '../cluster/cluster-view.js';
 import type { PeerClientFactory } from '../cluster/peers.js';
 import type { Config } from '../config.js';
@@ -19,6 +21,7 @@ import { loadClusterState, selfMember } from './cluster-state.js';
 import { type HostPort, splitHostPort } from './host-port.js';
 import { Incarnation } from './incarnation.js';
 import { startMembership } from './membership-wiring.js';
+import { registerMembershipMetrics } from './metrics.js';
 import { openEngine } from './open-engine.js';
 import { listenForPeers } from './peer-serving.js';
 
@@ -66,6 +69,9 @@ async function boot(config: Config, log: Logger, front: ClientFront, closers: Cl
   // Closed just before the engine, after everything that writes: only then is the stop clean.
   closers.add(() => incarnation.closeCleanly());
   const view = new ClusterView(engine);
+  // Checked before this node can be admitted anywhere: a start that would fail on its HTTP port
+  // must fail before a seed adds it to a ring change.
+  await assertCanListen(splitHostPort(config.http), 'HTTP');
   const peerServing = await listenForPeers(config, view, security, log);
   closers.add(() => peerServing.server.close());
   await loadClusterState(config, view, log, security.client);
@@ -82,6 +88,26 @@ async function boot(config: Config, log: Logger, front: ClientFront, closers: Cl
   const tls = { httpTls: config.httpTls !== undefined, peerTls: config.peerTls !== undefined };
   log.info({ http: config.http, peer: config.peer, incarnation: incarnation.tag, ...tls }, 'node ready');
   return node;
+}
+
+/** Fails with a clear message if `address` cannot be listened on (in use, not this host's). */
+async function assertCanListen(address: HostPort, what: string): Promise<void> {
+  if (address.port === 0) return;
+  const probe = createServer();
+  try {
+    await new Promise<void>((resolve, reject) => {
+      probe.once('error', reject);
+      probe.listen({ host: address.host, port: address.port, exclusive: true }, resolve);
+    });
+  } catch (err) {
+    const reason = (err as NodeJS.ErrnoException).code ?? String(err);
+    throw new TesseraError(
+      'BAD_REQUEST',
+      `Cannot listen for ${what} on ${address.host}:${address.port} (${reason}). Free the port or choose another; this node joined nothing.`,
+    );
+  } finally {
+    await new Promise<void>((resolve) => probe.close(() => resolve()));
+  }
 }
 
 function peerConnector(security: PeerClientSecurity, log: Logger): PeerClientFactory {
@@ -105,6 +131,7 @@ function startBackground(parts: NodeParts, security: PeerClientSecurity, closers
   sweep.unref();
   closers.add(async () => clearInterval(sweep));
   const membership = startMembership({ ...parts, self: selfMember(config), security });
+  registerMembershipMetrics(parts.metrics.registry, () => membership.joinsAbandoned);
   closers.add(async () => membership.stop());
   return { ...parts, membership };
 }

@@ -9,12 +9,14 @@ import {
   type ChangeKind,
   type ClusterState,
   claim,
+  findMember,
   type Member,
   type NodeId,
   planTransfers,
   type Ring,
   release,
   ringMembers,
+  withMember,
   withRecord,
 } from '@tessera/core';
 import type { ClusterView } from '../cluster/cluster-view.js';
@@ -29,9 +31,20 @@ export interface ClaimantDeps {
   readonly now: () => number;
   readonly log: Logger;
   readonly changed: () => void;
+  /**
+   * A joining node that has not confirmed its partitions this long after the change was proposed,
+   * and is down, is dropped (marked removed), so a node that died after its admission (a port in
+   * use, a crash at start) does not leave the ring change stuck.
+   */
+  readonly joinConfirmTimeoutMs: number;
 }
 
 export class Claimant {
+  /** Since when this claimant has seen the current pending change (its ring version). */
+  private pendingSince: { readonly version: number; readonly atMs: number } | undefined;
+  /** Joining nodes dropped because they never confirmed (a metric). */
+  joinsAbandoned = 0;
+
   constructor(private readonly deps: ClaimantDeps) {}
 
   isClaimant(state: ClusterState): boolean {
@@ -47,7 +60,10 @@ export class Claimant {
   async tick(): Promise<void> {
     const state = this.deps.view.state;
     if (state === undefined || !this.isClaimant(state)) return;
-    const next = state.pending === undefined ? this.propose(state) : this.commit(state);
+    const next =
+      state.pending === undefined
+        ? this.propose(state)
+        : (this.abandonStaleJoin(state) ?? this.commit(state));
     if (next === undefined) return;
     await this.deps.view.merge(next);
     this.deps.changed();
@@ -68,6 +84,30 @@ export class Claimant {
     }
     this.deps.log.info({ ...intent, ringVersion: next.version }, 'ring change proposed');
     return { ...state, pending: { next, kind: intent.kind, nodeId: intent.nodeId, done: [] } };
+  }
+
+  /** Marks removed a joining node that never confirmed and is down (see `joinConfirmTimeoutMs`). */
+  private abandonStaleJoin(state: ClusterState): ClusterState | undefined {
+    const pending = state.pending!;
+    const nowMs = this.deps.now();
+    if (this.pendingSince?.version !== pending.next.version) {
+      this.pendingSince = { version: pending.next.version, atMs: nowMs };
+    }
+    if (pending.kind !== 'join' || pending.done.includes(pending.nodeId)) return undefined;
+    if (
+      nowMs - this.pendingSince.atMs < this.deps.joinConfirmTimeoutMs ||
+      !this.deps.isDown(pending.nodeId)
+    ) {
+      return undefined;
+    }
+    const joiner = findMember(state, pending.nodeId);
+    if (joiner?.status !== 'joining') return undefined;
+    this.joinsAbandoned++;
+    this.deps.log.warn(
+      { joiner: pending.nodeId, ringVersion: pending.next.version, waitedMs: nowMs - this.pendingSince.atMs },
+      'dropping a joining node that never confirmed its partitions and is down; start it again to rejoin',
+    );
+    return withMember(state, { ...joiner, status: 'removed', incarnation: joiner.incarnation + 1 });
   }
 
   private commit(state: ClusterState): ClusterState | undefined {

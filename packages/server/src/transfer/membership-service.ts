@@ -38,6 +38,8 @@ export interface MembershipDeps {
   readonly now: () => number;
   readonly log: Logger;
   readonly changed: () => void;
+  /** A joining node that never confirms is dropped after this, once down (claimant.ts). */
+  readonly joinConfirmTimeoutMs: number;
   /** Asks a seed to admit `self` into its cluster (node/join.ts). */
   readonly joinThrough: (seed: string) => Promise<ClusterState>;
 }
@@ -54,6 +56,11 @@ export class MembershipService {
   private timer: NodeJS.Timeout | undefined;
   private readonly claimant: Claimant;
   readonly retirer: PartitionRetirer;
+
+  /** Joining nodes this node (as claimant) dropped because they never confirmed. */
+  get joinsAbandoned(): number {
+    return this.claimant.joinsAbandoned;
+  }
 
   constructor(private readonly deps: MembershipDeps) {
     this.claimant = new Claimant(deps);
