@@ -34,6 +34,8 @@ export interface LocalClusterOptions {
   readonly w: number;
   /** `tessera start --durability`; undefined leaves the node's default. */
   readonly durability?: string;
+  /** `tessera start --strong`: the strong namespaces, the same on every node; none when absent or empty. */
+  readonly strong?: readonly string[];
   /** Run node n0 with --cpu-prof, writing its profile here when it stops. */
   readonly cpuProfDir?: string;
   /** Keep the temp dir (data and node logs) after the run. */
@@ -60,6 +62,8 @@ export async function startLocalCluster(options: LocalClusterOptions): Promise<C
   const peerPort = await freePortBlock(options.nodes);
   const extraArgs = ['--n', String(options.n), '--r', String(options.r), '--w', String(options.w)];
   if (options.durability !== undefined) extraArgs.push('--durability', options.durability);
+  if (options.strong !== undefined && options.strong.length > 0)
+    extraArgs.push('--strong', options.strong.join(','));
   const specs = localNodeSpecs({ nodes: options.nodes, dir, httpPort, peerPort, extraArgs });
   const started: LocalNode[] = [];
   const stop = async (): Promise<void> => {

@@ -1,16 +1,21 @@
 #!/usr/bin/env node
 /** `pnpm bench`: the benchmark CLI. Everything it prints goes to stdout; failures to stderr. */
 import { runBench } from './bench.js';
-import { parseBenchArgs, USAGE, UsageError } from './options.js';
+import { parseBenchArgs, transactionsModeArgs, USAGE, UsageError } from './options.js';
 import { writeResults } from './output.js';
 import { chartsCommand, paperCommand } from './paper/main.js';
 import { PAPER_USAGE } from './paper/options.js';
 import { createProgress } from './progress.js';
 import { renderMarkdown } from './report.js';
+import { transactionsCommand } from './txn/main.js';
+import { TXN_USAGE } from './txn/options.js';
 
 async function main(argv: readonly string[]): Promise<number> {
-  const sub = argv[0] === 'paper' ? paperCommand : argv[0] === 'charts' ? chartsCommand : undefined;
+  const sub = SUBCOMMANDS.get(argv[0] ?? '');
   if (sub !== undefined) return runSubcommand(sub, argv.slice(1));
+  const transactionsArgs = transactionsModeArgs(argv);
+  if (transactionsArgs !== undefined)
+    return runSubcommand(SUBCOMMANDS.get('transactions')!, transactionsArgs);
   let options: ReturnType<typeof parseBenchArgs>;
   try {
     options = parseBenchArgs(argv);
@@ -37,14 +42,29 @@ async function main(argv: readonly string[]): Promise<number> {
   return controller.signal.aborted ? 130 : 0;
 }
 
-/** `pnpm bench paper …` and `pnpm bench charts …`. */
-async function runSubcommand(command: typeof paperCommand, argv: readonly string[]): Promise<number> {
+interface Subcommand {
+  readonly run: typeof paperCommand;
+  readonly usage: string;
+}
+
+const SUBCOMMANDS: ReadonlyMap<string, Subcommand> = new Map([
+  ['paper', { run: paperCommand, usage: PAPER_USAGE }],
+  ['charts', { run: chartsCommand, usage: PAPER_USAGE }],
+  ['transactions', { run: transactionsCommand, usage: TXN_USAGE }],
+]);
+
+/** `pnpm bench paper …`, `pnpm bench charts …` and `pnpm bench transactions …`. */
+async function runSubcommand(command: Subcommand, argv: readonly string[]): Promise<number> {
   const controller = stopOnSignals();
   try {
-    return await command(argv, { out, progress: createProgress(process.stdout), signal: controller.signal });
+    return await command.run(argv, {
+      out,
+      progress: createProgress(process.stdout),
+      signal: controller.signal,
+    });
   } catch (err) {
     if (err instanceof UsageError || isParseArgsError(err)) {
-      process.stderr.write(`bench: ${(err as Error).message}\n\n${PAPER_USAGE}`);
+      process.stderr.write(`bench: ${(err as Error).message}\n\n${command.usage}`);
       return 2;
     }
     throw err;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseBenchArgs, UsageError } from './options.js';
+import { parseBenchArgs, transactionsModeArgs, UsageError } from './options.js';
 import { isLoopbackUrl } from './ports.js';
 
 describe('bench options', () => {
@@ -9,6 +9,14 @@ describe('bench options', () => {
     expect(o.targets).toEqual(['one']);
     expect([o.durationS, o.warmupS, o.connections, o.valueBytes, o.keys]).toEqual([10, 2, 50, 150, 10_000]);
     expect([o.n, o.r, o.w, o.nodes, o.bare]).toEqual([3, 2, 2, 3, true]);
+  });
+
+  it('--workload transactions selects the transactions mode and hands it the other flags', () => {
+    expect(transactionsModeArgs(['--workload', 'transactions', '--quick'])).toEqual(['--quick']);
+    expect(transactionsModeArgs(['--rate', '50', '--workloads=Transactions'])).toEqual(['--rate', '50']);
+    expect(transactionsModeArgs(['--workloads', 'W,C'])).toBeUndefined();
+    expect(transactionsModeArgs([])).toBeUndefined();
+    expect(() => parseBenchArgs(['--workloads', 'W,transactions'])).toThrow(/run alone/);
   });
 
   it('--quick shortens phases unless told otherwise', () => {

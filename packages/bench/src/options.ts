@@ -44,6 +44,9 @@ export function isDurability(value: string): value is Durability {
 export const USAGE = `Usage: pnpm bench [options]        (or: node packages/bench/dist/main.js [options])
        pnpm bench paper [options]  the Dynamo paper's section 6 experiments (see pnpm bench paper --help)
        pnpm bench charts           their charts, from bench-results/paper-*.json
+       pnpm bench --workload transactions [options]   (or: pnpm bench transactions)
+                                   strong keys and transactions in the shapes of the DynamoDB
+                                   transactions paper's Figures 5-8 (see --workload transactions --help)
 
 Runs YCSB-style workloads against a Tessera cluster and a bare fastify server, and writes
 bench-results/<time>.json and .md.
@@ -124,6 +127,11 @@ export function parseBenchArgs(argv: readonly string[]): BenchOptions {
   const quick = values.quick;
   const workloads = values.workloads.split(',').map((w) => w.trim().toUpperCase());
   for (const w of workloads) {
+    if (isTransactionsName(w)) {
+      throw new UsageError(
+        '--workloads: transactions run alone, with options of their own: pnpm bench --workload transactions.',
+      );
+    }
     if (!isWorkloadName(w)) throw new UsageError(`--workloads: unknown workload "${w}" (use A, B, C, W).`);
   }
   const targets = chooseTargets(values.routing, values.target);
@@ -175,6 +183,28 @@ export function parseBenchArgs(argv: readonly string[]): BenchOptions {
     quick,
     durability,
   };
+}
+
+/**
+ * `--workload transactions` (or `--workloads transactions`, `=` forms too) selects the transactions
+ * mode, the same as `pnpm bench transactions`: answers the other arguments, for that mode's own
+ * parser; undefined when the mode is not selected.
+ */
+export function transactionsModeArgs(argv: readonly string[]): string[] | undefined {
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    const joined = /^--workloads?=(.*)$/.exec(arg);
+    if (joined !== null && isTransactionsName(joined[1]!)) return [...argv.slice(0, i), ...argv.slice(i + 1)];
+    const next = argv[i + 1];
+    if ((arg === '--workload' || arg === '--workloads') && next !== undefined && isTransactionsName(next)) {
+      return [...argv.slice(0, i), ...argv.slice(i + 2)];
+    }
+  }
+  return undefined;
+}
+
+function isTransactionsName(text: string): boolean {
+  return ['transactions', 'transaction', 'txn'].includes(text.trim().toLowerCase());
 }
 
 /** Server routing follows --target; client routing sends every request to its key's first replica. */

@@ -31,7 +31,7 @@ export async function runCoordination(
   settings: CoordinationSettings,
   io: ExperimentIo,
 ): Promise<CoordinationResult> {
-  return withCluster(settings, undefined, io, async (cluster, ctx) => {
+  return withCluster(settings, {}, io, async (cluster, ctx) => {
     const rng = createRng(settings.seed);
     const values = makeValues(settings.valueBytes, 16, rng);
     const prefix = uniquePrefix('t2-');

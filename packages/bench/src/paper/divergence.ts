@@ -23,7 +23,7 @@ export async function runDivergence(
   settings: DivergenceSettings,
   io: ExperimentIo,
 ): Promise<DivergenceResult> {
-  return withCluster(settings, undefined, io, async (cluster, ctx) => {
+  return withCluster(settings, {}, io, async (cluster, ctx) => {
     const rng = createRng(settings.seed);
     const values = makeValues(settings.valueBytes, 16, rng);
     const runs: DivergenceRun[] = [];

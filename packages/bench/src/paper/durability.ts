@@ -39,7 +39,7 @@ async function runMode(
   mode: Durability,
   io: ExperimentIo,
 ): Promise<DurabilityRun> {
-  return withCluster(settings, mode, io, async (cluster, ctx) => {
+  return withCluster(settings, { durability: mode }, io, async (cluster, ctx) => {
     const rng = createRng(settings.seed);
     const values = makeValues(settings.valueBytes, 16, rng);
     const pools = spreadPools(cluster, settings.connections);

@@ -14,19 +14,31 @@ export interface ExperimentIo {
   readonly signal: AbortSignal;
 }
 
+/** What the nodes are started with besides their shape: `--durability` and `--strong`. */
+export interface NodeFlags {
+  readonly durability?: Durability | undefined;
+  readonly strong?: readonly string[];
+  /** Keep the temp dir (data and node logs) after the run. */
+  readonly keepData?: boolean;
+}
+
 /** Starts a local cluster, runs `body` against it with a phase context, and always stops it. */
 export async function withCluster<T>(
   shape: ClusterShape,
-  durability: Durability | undefined,
+  flags: NodeFlags,
   io: ExperimentIo,
   body: (cluster: Cluster, ctx: PhaseContext) => Promise<T>,
 ): Promise<T> {
-  const label = durability === undefined ? '' : `, durability ${durability}`;
+  const { durability, strong = [] } = flags;
+  const label =
+    (durability === undefined ? '' : `, durability ${durability}`) +
+    (strong.length === 0 ? '' : `, strong namespaces ${strong.join(',')}`);
   io.log(`Starting ${shape.nodes} nodes (N=${shape.n} R=${shape.r} W=${shape.w}${label})…`);
   const cluster = await startLocalCluster({
     ...shape,
-    keepData: false,
+    keepData: flags.keepData === true,
     ...(durability === undefined ? {} : { durability }),
+    ...(strong.length === 0 ? {} : { strong }),
   });
   const processes = new ProcessSampler();
   processes.watch({ name: 'bench', pid: process.pid });

@@ -83,7 +83,7 @@ export function coordinationRows(result: CoordinationResult): CoordinationRow[] 
 }
 
 /** CPU of every watched process but the harness (`bench`), per successful operation. */
-function nodeCpuUsPerOp(p: PhaseResult): number | undefined {
+export function nodeCpuUsPerOp(p: PhaseResult): number | undefined {
   const nodes = Object.entries(p.processes).filter(([name]) => name !== 'bench');
   const cpuMs = nodes.reduce((sum, [, s]) => sum + s.cpuMs, 0);
   return nodes.length === 0 || p.ops === 0 || !Number.isFinite(cpuMs) ? undefined : (cpuMs * 1000) / p.ops;
