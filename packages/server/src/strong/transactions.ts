@@ -76,10 +76,9 @@ export class Transactions {
     if (ended === undefined || ended.status === 'pending') {
       throw new TesseraError('INTERNAL', `Transaction ${txn} has no final record after its end.`);
     }
-    if ((await this.settle(txn, ended, deadlineMs)) && token === undefined) {
-      // Without a token nobody will ask for this record again: drop it once every key is settled.
-      await this.deps.proposer.tell(txnRecordKey(txn), { kind: 'forget', key: txnRecordKey(txn) });
-    }
+    // The outcome is decided: answer now, and settle the intents after (a reader that meets one
+    // first settles it from the record the same way).
+    void this.settleThenForget(txn, ended, token, deadlineMs);
     return finished(ended);
   }
 
@@ -195,6 +194,22 @@ export class Transactions {
       deadlineMs,
     );
     return result;
+  }
+
+  private async settleThenForget(
+    txn: string,
+    record: TxnRecord,
+    token: string | undefined,
+    deadlineMs: number,
+  ): Promise<void> {
+    // Its own deadline: the request's may be nearly spent, and this no longer holds up the client.
+    const settleBy = Math.max(deadlineMs, this.deps.now() + this.deps.txnTimeoutMs);
+    if ((await this.settle(txn, record, settleBy)) && token === undefined) {
+      // Without a token nobody will ask for this record again: drop it once every key is settled.
+      await this.deps.proposer
+        .tell(txnRecordKey(txn), { kind: 'forget', key: txnRecordKey(txn) })
+        .catch(() => undefined);
+    }
   }
 
   /** Rolls the intents forward or drops them; true if all were. A failure is left to readers and the sweep. */
