@@ -69,6 +69,14 @@ export const configSchema = z
     http: hostPort,
     /** host:port for peer gRPC traffic. */
     peer: hostPort,
+    /**
+     * host:port other machines reach the HTTP API at, as this node's member record carries it (what
+     * /v1/status and clients see). Default: `http`. Needed when binding a wildcard (0.0.0.0, ::) or
+     * behind NAT or a container network.
+     */
+    advertiseHttp: hostPort.optional(),
+    /** host:port peers dial for this node's gRPC endpoint. Default: `peer`. */
+    advertisePeer: hostPort.optional(),
     dataDir: z.string().min(1),
     seeds: z.array(hostPort).max(16).default([]),
     /** Replicas per key. */
@@ -215,6 +223,16 @@ export const configSchema = z
     ...securitySchema,
   })
   .strict()
+  .refine((c) => !isWildcard(c.advertiseHttp ?? c.http), {
+    message:
+      'this node would advertise a wildcard HTTP address (0.0.0.0 or ::), which no one can dial: pass --advertise-http HOST:PORT (advertiseHttp) with an address other machines reach it at',
+    path: ['advertiseHttp'],
+  })
+  .refine((c) => !isWildcard(c.advertisePeer ?? c.peer), {
+    message:
+      'this node would advertise a wildcard peer address (0.0.0.0 or ::), which no peer can dial: pass --advertise-peer HOST:PORT (advertisePeer) with an address the other nodes reach it at',
+    path: ['advertisePeer'],
+  })
   .refine((c) => c.r <= c.n && c.w <= c.n, { message: 'r and w must be at most n' })
   .refine((c) => c.httpHeadersTimeoutMs <= c.httpRequestTimeoutMs, {
     message: 'httpHeadersTimeoutMs must be at most httpRequestTimeoutMs',
@@ -234,6 +252,20 @@ export const configSchema = z
   });
 
 export type Config = z.infer<typeof configSchema>;
+
+/** True for HOST:PORT whose host means "every interface" (0.0.0.0, ::, [::]): bindable, not dialable. */
+export function isWildcard(address: string): boolean {
+  const host = address.slice(0, address.lastIndexOf(':')).replace(/^\[|\]$/g, '');
+  return host === '0.0.0.0' || /^[0:]+$/.test(host);
+}
+
+/** The addresses this node advertises in its member record: the advertise settings, else the bind addresses. */
+export function advertised(config: Pick<Config, 'http' | 'peer' | 'advertiseHttp' | 'advertisePeer'>): {
+  http: string;
+  peer: string;
+} {
+  return { http: config.advertiseHttp ?? config.http, peer: config.advertisePeer ?? config.peer };
+}
 export type ConfigInput = z.input<typeof configSchema>;
 
 export function parseConfig(input: unknown): Config {

@@ -236,6 +236,8 @@ describe('secrets', () => {
       'x',
       '--http',
       '0.0.0.0:1',
+      '--advertise-http',
+      '127.0.0.1:1',
       '--peer',
       '127.0.0.1:2',
       '--data-dir',

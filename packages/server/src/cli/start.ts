@@ -13,6 +13,9 @@ export const START_OPTIONS = {
   'node-id': { type: 'string' },
   http: { type: 'string' },
   peer: { type: 'string' },
+  // The addresses put in this node's member record, if not the bind addresses (never 0.0.0.0).
+  'advertise-http': { type: 'string' },
+  'advertise-peer': { type: 'string' },
   'data-dir': { type: 'string' },
   seed: { type: 'string', multiple: true },
   n: { type: 'string' },
@@ -50,6 +53,8 @@ export async function runStart(argv: string[]): Promise<number> {
     nodeId: values['node-id'],
     http: values.http,
     peer: values.peer,
+    advertiseHttp: values['advertise-http'],
+    advertisePeer: values['advertise-peer'],
     dataDir: values['data-dir'],
     seeds: values.seed,
     n: num(values.n),

@@ -19,8 +19,8 @@ export interface GossipDeps {
   /** Seed peer addresses (paper 4.8.2): gossiped with now and then, so no two logical rings form. */
   readonly seeds?: readonly string[];
   readonly seedIntervalMs?: number;
-  /** This node's own peer address, never gossiped with as a seed. */
-  readonly selfPeer?: string;
+  /** This node's own peer addresses (bound and advertised), never gossiped with as a seed. */
+  readonly selfPeers?: readonly string[];
   readonly connect?: (address: string) => PeerClient;
 }
 
@@ -37,7 +37,7 @@ export class Gossip {
   start(): void {
     this.timer = setInterval(() => void this.round(), this.deps.intervalMs);
     this.timer.unref();
-    const seeds = (this.deps.seeds ?? []).filter((s) => s !== this.deps.selfPeer);
+    const seeds = (this.deps.seeds ?? []).filter((s) => !(this.deps.selfPeers ?? []).includes(s));
     if (seeds.length > 0 && this.deps.connect !== undefined) {
       this.seedTimer = setInterval(() => void this.seedRound(seeds), this.deps.seedIntervalMs ?? 5_000);
       this.seedTimer.unref();

@@ -9,6 +9,11 @@ import type { PeerClient } from '../transport/peer-api.js';
 
 export type PeerClientFactory = (address: string) => PeerClient;
 
+/** Told of every call to a peer: its method, how long it took, and its error code if it failed (/metrics). */
+export interface PeerCallObserver {
+  observe(method: string, seconds: number, errorCode: string | undefined): void;
+}
+
 /** The failures that say a peer is unreachable, by default. */
 const DOWN_ON: readonly ErrorCode[] = ['PEER_UNAVAILABLE', 'TIMEOUT'];
 
@@ -39,6 +44,8 @@ export class PeerDirectory {
     private readonly log: Logger,
     /** Addresses to dial instead of the advertised ones, by node id (NAT, proxies; `peerDialOverrides`). */
     private readonly dialOverrides: Readonly<Record<NodeId, string>> = {},
+    /** Told of every call made through a client of this directory (/metrics). */
+    private readonly observer?: PeerCallObserver,
   ) {}
 
   /** Opens clients for new members, re-opens moved ones, closes removed ones. */
@@ -56,13 +63,19 @@ export class PeerDirectory {
     }
     for (const [id, address] of wanted) {
       if (!this.entries.has(id))
-        this.entries.set(id, { client: this.connect(address), downUntilMs: 0, failures: 0 });
+        this.entries.set(id, { client: this.observed(this.connect(address)), downUntilMs: 0, failures: 0 });
     }
   }
 
   client(node: NodeId): PeerClient | undefined {
     const client = this.entries.get(node)?.client;
-    return client !== undefined && this.blocked.has(node) ? unreachable(client.address, node) : client;
+    return client !== undefined && this.blocked.has(node)
+      ? this.observed(unreachable(client.address, node))
+      : client;
+  }
+
+  private observed(client: PeerClient): PeerClient {
+    return this.observer === undefined ? client : observedClient(client, this.observer);
   }
 
   /**
@@ -161,4 +174,54 @@ function unreachable(address: string, node: NodeId): PeerClient {
   return new Proxy(base, {
     get: (target, prop) => (prop in target ? target[prop as keyof typeof target] : fail),
   }) as unknown as PeerClient;
+}
+
+/**
+ * `client` with each method call (every one returns a promise) timed and reported to `observer`
+ * with its outcome: one clock read at each end and a label lookup, nothing per byte.
+ */
+function observedClient(client: PeerClient, observer: PeerCallObserver): PeerClient {
+  const methods = new Map<PropertyKey, unknown>();
+  return new Proxy(client, {
+    get(target, prop, receiver) {
+      const value: unknown = Reflect.get(target, prop, receiver);
+      if (typeof value !== 'function' || prop === 'close' || typeof prop !== 'string') return value;
+      let wrapped = methods.get(prop);
+      if (wrapped === undefined) {
+        const fn = value as (...args: unknown[]) => unknown;
+        wrapped = (...args: unknown[]): unknown => {
+          const start = performance.now();
+          const done = (code: string | undefined): void =>
+            observer.observe(prop, (performance.now() - start) / 1000, code);
+          let result: unknown;
+          try {
+            result = fn.apply(target, args);
+          } catch (err) {
+            done(errorCode(err));
+            throw err;
+          }
+          if (!(result instanceof Promise)) {
+            done(undefined);
+            return result;
+          }
+          return result.then(
+            (v: unknown) => {
+              done(undefined);
+              return v;
+            },
+            (err: unknown) => {
+              done(errorCode(err));
+              throw err;
+            },
+          );
+        };
+        methods.set(prop, wrapped);
+      }
+      return wrapped;
+    },
+  });
+}
+
+function errorCode(err: unknown): string {
+  return TesseraError.is(err) ? err.code : 'UNKNOWN';
 }

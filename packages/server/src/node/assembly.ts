@@ -9,7 +9,7 @@ import { AdmissionController } from '../background/admission.js';
 import type { ClusterView } from '../cluster/cluster-view.js';
 import { Gossip } from '../cluster/gossip.js';
 import { type PeerClientFactory, PeerDirectory } from '../cluster/peers.js';
-import type { Config } from '../config.js';
+import { advertised, type Config } from '../config.js';
 import { Coordinator } from '../coordinator/coordinator.js';
 import { Coverage } from '../coordinator/coverage.js';
 import { PartitionKeys, scanPartitionKeys } from '../coordinator/partition-keys.js';
@@ -23,8 +23,10 @@ import { FaultSwitches } from './fault-switches.js';
 import type { Incarnation } from './incarnation.js';
 import {
   NodeMetrics,
+  registerAntiEntropyMetrics,
   registerBackgroundMetrics,
   registerClusterMetrics,
+  registerStorageMetrics,
   registerStrongMetrics,
 } from './metrics.js';
 
@@ -68,10 +70,11 @@ export interface NodeParts extends NodeGround {
 type Base = NodeGround & Pick<NodeParts, 'faults' | 'peers' | 'store' | 'hints' | 'admission'>;
 
 export function assembleNode(ground: NodeGround): NodeParts {
+  const metrics = new NodeMetrics();
   const base: Base = {
     ...ground,
     faults: new FaultSwitches(),
-    peers: peerDirectory(ground),
+    peers: peerDirectory(ground, metrics),
     ...stores(ground),
     admission: admissionOf(ground),
   };
@@ -86,10 +89,11 @@ export function assembleNode(ground: NodeGround): NodeParts {
     gossip: gossipOf(base),
     strong: strongOf(base),
   };
-  return { ...parts, metrics: metricsOf(parts) };
+  registerPartMetrics(metrics, parts);
+  return { ...parts, metrics };
 }
 
-function peerDirectory({ config, view, connect, now, log }: NodeGround): PeerDirectory {
+function peerDirectory({ config, view, connect, now, log }: NodeGround, metrics: NodeMetrics): PeerDirectory {
   const peers = new PeerDirectory(
     config.nodeId,
     connect,
@@ -97,6 +101,7 @@ function peerDirectory({ config, view, connect, now, log }: NodeGround): PeerDir
     now,
     log.child({ component: 'peers' }),
     config.peerDialOverrides,
+    metrics,
   );
   peers.sync(view.require());
   view.onChange((state) => peers.sync(state));
@@ -231,7 +236,7 @@ function gossipOf({ config, view, peers, random, connect, log }: Base): Gossip {
     log: log.child({ component: 'gossip' }),
     seeds: config.seeds,
     seedIntervalMs: config.seedGossipIntervalMs,
-    selfPeer: config.peer,
+    selfPeers: [config.peer, advertised(config).peer],
     connect,
   });
 }
@@ -257,18 +262,21 @@ function strongOf({ config, view, peers, engine, now, random, log, faults }: Bas
   });
 }
 
-function metricsOf(p: Omit<NodeParts, 'metrics'>): NodeMetrics {
-  const metrics = new NodeMetrics();
-  registerBackgroundMetrics(metrics.registry, {
+/** The families read at scrape time from the parts (the membership ones: node.ts, once it runs). */
+function registerPartMetrics(metrics: NodeMetrics, p: Omit<NodeParts, 'metrics'>): void {
+  const { registry } = metrics;
+  registerBackgroundMetrics(registry, {
     hints: () => p.hints.targets(),
+    hintsOldestMs: () => p.hints.oldestByTarget(),
+    now: p.now,
     handoff: () => p.handoff.stats(),
     admission: () => p.admission.stats(),
-    antiEntropy: () => p.antiEntropy.stats(),
   });
-  registerStrongMetrics(metrics.registry, () => ({ ...p.strong.sweeper.stats }));
-  registerClusterMetrics(metrics.registry, {
+  registerAntiEntropyMetrics(registry, { stats: () => p.antiEntropy.stats(), now: p.now });
+  registerStorageMetrics(registry, p.config.storage === 'memory' ? undefined : p.config.dataDir);
+  registerStrongMetrics(registry, () => ({ ...p.strong.sweeper.stats }));
+  registerClusterMetrics(registry, {
     peersDown: () => p.peers.health().filter((h) => h.down).length,
     ringVersion: () => p.view.require().ring.version,
   });
-  return metrics;
 }

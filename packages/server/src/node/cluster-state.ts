@@ -1,15 +1,17 @@
 /** The cluster state a starting node works from: the one it persisted, or a new or joined one. */
 import { randomUUID } from 'node:crypto';
-import { type ClusterState, createRing, type Member } from '@tessera/core';
+import { type ClusterState, createRing, findMember, type Member, withMember } from '@tessera/core';
 import type { ClusterView } from '../cluster/cluster-view.js';
-import type { Config } from '../config.js';
+import { advertised, type Config } from '../config.js';
 import type { Logger } from '../logger.js';
 import type { PeerClientSecurity } from '../transport/credentials.js';
 import { joinThroughSeeds } from './join.js';
 
-/** This node as a member, as it asks to be admitted. */
-export function selfMember(config: Pick<Config, 'nodeId' | 'http' | 'peer'>): Member {
-  return { nodeId: config.nodeId, http: config.http, peer: config.peer, status: 'member', incarnation: 1 };
+/** This node as a member, as it asks to be admitted: its advertised addresses, not its bind addresses. */
+export function selfMember(
+  config: Pick<Config, 'nodeId' | 'http' | 'peer' | 'advertiseHttp' | 'advertisePeer'>,
+): Member {
+  return { nodeId: config.nodeId, ...advertised(config), status: 'member', incarnation: 1 };
 }
 
 /** Loads the persisted state; on a new data dir, creates a cluster or joins the seeds' one. */
@@ -19,12 +21,39 @@ export async function loadClusterState(
   log: Logger,
   security: PeerClientSecurity,
 ): Promise<ClusterState> {
-  const state = (await view.load(config.nodeId)) ?? (await firstState(config, view, log, security));
+  const loaded = await view.load(config.nodeId);
+  const state =
+    loaded === undefined
+      ? await firstState(config, view, log, security)
+      : await readvertise(config, view, loaded, log);
   log.info(
     { clusterId: state.clusterId, ringVersion: state.ring.version, members: state.members.length },
     'cluster state ready',
   );
   return state;
+}
+
+/**
+ * A restart with other addresses (a restored data dir on new ports, a new --advertise-*): this
+ * node's own record gets them under a higher incarnation, so gossip carries them to every peer.
+ */
+async function readvertise(
+  config: Config,
+  view: ClusterView,
+  state: ClusterState,
+  log: Logger,
+): Promise<ClusterState> {
+  const me = findMember(state, config.nodeId);
+  const now = advertised(config);
+  if (me === undefined || me.status === 'removed' || (me.http === now.http && me.peer === now.peer))
+    return state;
+  const updated = withMember(state, { ...me, ...now, incarnation: me.incarnation + 1 });
+  await view.set(updated);
+  log.info(
+    { from: { http: me.http, peer: me.peer }, to: now, incarnation: me.incarnation + 1 },
+    'advertising new addresses',
+  );
+  return updated;
 }
 
 async function firstState(
@@ -34,8 +63,11 @@ async function firstState(
   security: PeerClientSecurity,
 ): Promise<ClusterState> {
   const self = selfMember(config);
-  if (config.seeds.length > 0) {
-    const joined = await joinThroughSeeds(self, config.seeds, log.child({ component: 'join' }), security);
+  // A seed list shared by every node (a StatefulSet's, a config file's) names this node too: it is
+  // not a seed to join through. A node whose only seeds are itself creates the cluster.
+  const seeds = config.seeds.filter((s) => s !== config.peer && s !== self.peer);
+  if (seeds.length > 0) {
+    const joined = await joinThroughSeeds(self, seeds, log.child({ component: 'join' }), security);
     await view.set(joined);
     return joined;
   }

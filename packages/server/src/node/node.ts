@@ -8,7 +8,7 @@ import { createServer } from 'node:net';
 import { TesseraError } from '@tessera/core';
 import { ClusterView } from '../cluster/cluster-view.js';
 import type { PeerClientFactory } from '../cluster/peers.js';
-import type { Config } from '../config.js';
+import { advertised, type Config } from '../config.js';
 import type { Logger } from '../logger.js';
 import { enforceExposure } from '../security/exposure.js';
 import type { MembershipService } from '../transfer/membership-service.js';
@@ -86,7 +86,16 @@ async function boot(config: Config, log: Logger, front: ClientFront, closers: Cl
   const clients = await front(node, splitHostPort(config.http));
   closers.add(() => clients.close());
   const tls = { httpTls: config.httpTls !== undefined, peerTls: config.peerTls !== undefined };
-  log.info({ http: config.http, peer: config.peer, incarnation: incarnation.tag, ...tls }, 'node ready');
+  log.info(
+    {
+      http: config.http,
+      peer: config.peer,
+      advertised: advertised(config),
+      incarnation: incarnation.tag,
+      ...tls,
+    },
+    'node ready',
+  );
   return node;
 }
 
@@ -131,7 +140,12 @@ function startBackground(parts: NodeParts, security: PeerClientSecurity, closers
   sweep.unref();
   closers.add(async () => clearInterval(sweep));
   const membership = startMembership({ ...parts, self: selfMember(config), security });
-  registerMembershipMetrics(parts.metrics.registry, () => membership.joinsAbandoned);
+  registerMembershipMetrics(parts.metrics.registry, {
+    joinsAbandoned: () => membership.joinsAbandoned,
+    transfers: () => membership.transfers(),
+    self: config.nodeId,
+    received: () => membership.received,
+  });
   closers.add(async () => membership.stop());
   return { ...parts, membership };
 }

@@ -97,3 +97,48 @@ describe('HintStore', () => {
     await reopened.close();
   });
 });
+
+describe('HintStore oldest hint per target (/metrics hint age)', () => {
+  it('is the creation time of the oldest hint held, found again after a restart and after a full take', async () => {
+    const engine = new MemoryEngine();
+    await engine.open();
+    let now = 100;
+    const options = { hintsMax: 100, hintBytesMax: 1 << 20, sync: false, now: () => now };
+    const store = new HintStore(engine, options);
+    await store.open();
+    await store.add('b', 'k1', write('x'));
+    now = 200;
+    await store.add('b', 'k2', write('y'));
+    await store.add('c', 'k1', write('z'));
+    expect(store.oldestByTarget()).toEqual(
+      new Map([
+        ['b', 100],
+        ['c', 200],
+      ]),
+    );
+    // A later write merged into k1 keeps its creation time.
+    now = 300;
+    await store.add('b', 'k1', write('w'));
+    expect(store.oldestByTarget().get('b')).toBe(100);
+
+    const reopened = new HintStore(engine, options);
+    await reopened.open();
+    expect(reopened.oldestByTarget()).toEqual(
+      new Map([
+        ['b', 100],
+        ['c', 200],
+      ]),
+    );
+
+    const [k1] = await reopened.take('b', 1);
+    expect(await reopened.remove('b', k1!)).toBe(true);
+    // An upper bound until a take lists all of the target's hints...
+    expect(reopened.oldestByTarget().get('b')).toBe(100);
+    await reopened.take('b', 10);
+    expect(reopened.oldestByTarget().get('b')).toBe(200);
+    // ...and gone with the target's last hint.
+    const [k2] = await reopened.take('b', 10);
+    await reopened.remove('b', k2!);
+    expect(reopened.oldestByTarget().has('b')).toBe(false);
+  });
+});

@@ -43,6 +43,12 @@ export class HintStore {
   private readonly lock = new KeyLock();
   private readonly held = new Map<NodeId, { count: number; bytes: number }>();
   private total = { count: 0, bytes: 0 };
+  /**
+   * When the oldest hint held for each target was written: exact after open and after a `take`
+   * that listed all of the target's hints; in between, deliveries can leave it older than the
+   * oldest hint still held (never younger).
+   */
+  private readonly oldest = new Map<NodeId, number>();
 
   constructor(
     private readonly engine: StorageEngine,
@@ -52,7 +58,9 @@ export class HintStore {
   /** Counts what is held (after a restart, hints are still on disk). */
   async open(): Promise<void> {
     for await (const [stored, bytes] of this.engine.iterate('hints')) {
-      this.account(stored.slice(0, stored.indexOf('/')), 1, bytes.length);
+      const target = stored.slice(0, stored.indexOf('/'));
+      this.account(target, 1, bytes.length);
+      this.written(target, createdMsOf(bytes));
     }
   }
 
@@ -73,6 +81,7 @@ export class HintStore {
         sync: this.options.sync,
       });
       this.account(target, existing === undefined ? 1 : 0, grow);
+      this.written(target, previous?.createdMs ?? this.options.now());
     });
   }
 
@@ -88,6 +97,11 @@ export class HintStore {
       const { createdMs, state } = unpack(bytes);
       out.push({ key: stored.slice(prefix.length), stored: bytes, state, createdMs });
     }
+    if (out.length > 0 && out.length < limit && this.held.has(target))
+      this.oldest.set(
+        target,
+        out.reduce((min, h) => Math.min(min, h.createdMs), Number.POSITIVE_INFINITY),
+      );
     return out;
   }
 
@@ -108,6 +122,11 @@ export class HintStore {
     return new Map([...this.held].filter(([, h]) => h.count > 0).map(([t, h]) => [t, { ...h }]));
   }
 
+  /** When the oldest hint held for each target was written (see `oldest`). */
+  oldestByTarget(): Map<NodeId, number> {
+    return new Map(this.oldest);
+  }
+
   totals(): HeldHints {
     return { ...this.total };
   }
@@ -116,10 +135,22 @@ export class HintStore {
     const h = this.held.get(target) ?? { count: 0, bytes: 0 };
     h.count += count;
     h.bytes += bytes;
-    if (h.count <= 0) this.held.delete(target);
-    else this.held.set(target, h);
+    if (h.count <= 0) {
+      this.held.delete(target);
+      this.oldest.delete(target);
+    } else this.held.set(target, h);
     this.total = { count: this.total.count + count, bytes: this.total.bytes + bytes };
   }
+
+  private written(target: NodeId, createdMs: number): void {
+    const known = this.oldest.get(target);
+    if (this.held.has(target) && (known === undefined || createdMs < known))
+      this.oldest.set(target, createdMs);
+  }
+}
+
+function createdMsOf(bytes: Uint8Array): number {
+  return new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength).getFloat64(0);
 }
 
 function pack(createdMs: number, state: KeyState): Uint8Array {

@@ -62,6 +62,11 @@ export class MembershipService {
     return this.claimant.joinsAbandoned;
   }
 
+  /** Keys and partitions this node received by transfer since start. */
+  get received(): { keys: number; partitions: number } {
+    return { ...this.deps.receiver.received };
+  }
+
   constructor(private readonly deps: MembershipDeps) {
     this.claimant = new Claimant(deps);
     this.retirer = new PartitionRetirer(deps);

@@ -81,6 +81,8 @@ export class TransferReceiver {
   /** Partitions of the pending change whose strong records were adopted. */
   private readonly adopted = new Set<number>();
   private running = false;
+  /** Keys merged and partitions finished by transfer since the node started (for /metrics). */
+  readonly received = { keys: 0, partitions: 0 };
 
   constructor(private readonly deps: ReceiverDeps) {}
 
@@ -224,7 +226,10 @@ export class TransferReceiver {
     partitionCount: number,
   ): Promise<void> {
     const states = chunk.map((entry) => ({ key: entry.key, state: decodePeerState(entry.state) }));
-    for (const { key, state } of states) await this.deps.store.merge(key, state);
+    for (const { key, state } of states) {
+      await this.deps.store.merge(key, state);
+      this.received.keys++;
+    }
     const last = chunk.at(-1);
     if (last === undefined) return;
     at.cursor = { afterKey: last.key, keysSent: at.cursor.keysSent + chunk.length, done: false };
@@ -241,6 +246,7 @@ export class TransferReceiver {
       done: true,
       ...(afterKey === undefined ? {} : { afterKey }),
     });
+    this.received.partitions++;
     const shown = this.progress.get(partition);
     if (shown !== undefined) shown.progress = 1;
     return true;
