@@ -114,6 +114,7 @@ export class StrongService {
       timeoutMs: settings.phaseTimeoutMs * 4,
       primaries: (key) => placementOf(state(), key, n).replicas,
       backupAfterMs: settings.txnTimeoutMs,
+      elapsedMs: () => performance.now(),
       log: log.child({ component: 'strong-sweeper' }),
     });
   }

@@ -6,18 +6,17 @@
  * it too once it has been stalled for `backupAfterMs` more, since the first primary may not hold
  * the register at all (it was cut off when a majority without it accepted it).
  */
-import {
-  decodeTxnRecord,
-  type NodeId,
-  type Register,
-  TXN_RECORD_PREFIX,
-  type TxnRecord,
-} from '@tessera/core';
+import { decodeTxnRecord, type NodeId, type Register, TXN_RECORD_PREFIX } from '@tessera/core';
 import type { Logger } from '../logger.js';
-import { cancelIfPending, type IntentDeps, resolveIntent, settleIntent } from './intents.js';
+import { cancelIfPending, type IntentDeps, readTxnRecord, resolveIntent, settleIntent } from './intents.js';
 import type { AcceptorRecords } from './records.js';
 
+/** Finished records whose age this process tracks, at most (past it, new ones wait: kept longer). */
+const FINISHED_TRACKED_MAX = 1_000_000;
+
 export interface SweeperDeps extends IntentDeps {
+  /** A monotonic clock in ms (steps of the wall clock do not move it): how long records were kept. */
+  readonly elapsedMs: () => number;
   /** The primaries of `key` under the current ring, the first one first. */
   readonly primaries: (key: string) => readonly NodeId[];
   /** How long after its expiry a stalled key is swept by its other primaries too. */
@@ -48,6 +47,8 @@ export interface SweepStats {
 export class StrongSweeper {
   private cursor: string | undefined;
   private running = false;
+  /** When (elapsedMs) this process first saw each finished transaction record. */
+  private readonly finishedSeen = new Map<string, number>();
   readonly stats: SweepStats = { settled: 0, cancelled: 0, forgotten: 0, failed: 0 };
 
   constructor(private readonly deps: SweeperDeps) {}
@@ -98,7 +99,7 @@ export class StrongSweeper {
     }
     if (!key.startsWith(TXN_RECORD_PREFIX)) return;
     const txn = decodeTxnRecord(register.value);
-    if (this.isOldFinished(key, register) && txn !== undefined) return this.forget(key, txn, deadlineMs);
+    if (this.isOldFinished(key, register)) return this.forget(key, deadlineMs);
     if (txn?.status !== 'pending' || txn.expiresAtMs >= stalledBefore) return;
     const reasons = txn.keys.map(() => ({
       code: 'TransactionConflict' as const,
@@ -108,18 +109,37 @@ export class StrongSweeper {
     if (ended?.status === 'cancelled') this.stats.cancelled++;
   }
 
+  /**
+   * A finished record kept long enough to be dropped: older than TXN_RECORD_KEEP_MS by its
+   * creation time, AND seen finished by this process for that long on its monotonic clock, so that a
+   * node whose wall clock runs ahead (or was stepped) cannot drop a record early. A restart starts
+   * the wait over, which only keeps records longer.
+   */
   private isOldFinished(key: string, register: Register): boolean {
     if (!key.startsWith(TXN_RECORD_PREFIX)) return false;
     const txn = decodeTxnRecord(register.value);
-    return (
-      txn !== undefined && txn.status !== 'pending' && txn.createdAtMs + TXN_RECORD_KEEP_MS < this.deps.now()
-    );
+    if (txn === undefined || txn.status === 'pending') return false;
+    const elapsed = this.deps.elapsedMs();
+    let seen = this.finishedSeen.get(key);
+    if (seen === undefined) {
+      if (this.finishedSeen.size >= FINISHED_TRACKED_MAX) return false;
+      seen = elapsed;
+      this.finishedSeen.set(key, seen);
+    }
+    return txn.createdAtMs + TXN_RECORD_KEEP_MS < this.deps.now() && elapsed - seen >= TXN_RECORD_KEEP_MS;
   }
 
-  /** Settles the transaction's keys once more (a no-op unless an intent was left), then drops its record. */
-  private async forget(key: string, txn: TxnRecord, deadlineMs: number): Promise<void> {
+  /**
+   * Settles the transaction's keys once more (a no-op unless an intent was left), then drops its
+   * record. From the record as chosen, read again: this node's own copy is only what it accepted,
+   * which a majority may have overruled (a commit that reached this node alone, then a cancel).
+   */
+  private async forget(key: string, deadlineMs: number): Promise<void> {
     const id = key.slice(TXN_RECORD_PREFIX.length);
+    const txn = await readTxnRecord(this.deps, id, deadlineMs);
+    if (txn === undefined || txn.status === 'pending') return;
     for (const k of txn.keys) await settleIntent(this.deps, k, id, txn, deadlineMs);
     if ((await this.deps.proposer.tell(key, { kind: 'forget', key })) > 0) this.stats.forgotten++;
+    this.finishedSeen.delete(key);
   }
 }
