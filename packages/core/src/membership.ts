@@ -27,9 +27,29 @@ export interface Member {
   readonly incarnation: number;
 }
 
+/**
+ * Settings every node of a cluster must share, fixed when the cluster is created: replicas per key
+ * and the default quorums. A node started with other values is refused (docs/operations.md).
+ */
+export interface ClusterSettings {
+  readonly n: number;
+  readonly r: number;
+  readonly w: number;
+}
+
+/** What differs between a cluster's settings and a node's, as `n=3 (cluster) vs n=5 (node)`; undefined if nothing. */
+export function settingsMismatch(cluster: ClusterSettings, node: ClusterSettings): string | undefined {
+  const keys = ['n', 'r', 'w'] as const;
+  const differ = keys.filter((k) => cluster[k] !== node[k]);
+  if (differ.length === 0) return undefined;
+  return differ.map((k) => `${k}=${cluster[k]} in the cluster, ${k}=${node[k]} on this node`).join('; ');
+}
+
 export interface ClusterState {
   /** Chosen when the cluster is created; nodes of different clusters never merge. */
   readonly clusterId: string;
+  /** Fixed when the cluster is created; absent in states from nodes older than this field. */
+  readonly settings?: ClusterSettings;
   readonly ring: Ring;
   /** Sorted by nodeId. */
   readonly members: readonly Member[];
@@ -51,13 +71,22 @@ export function mergeClusterStates(a: ClusterState, b: ClusterState): ClusterSta
   const ring = laterRing(a.ring, b.ring);
   const pending = livePending(mergePending(a.pending, b.pending), ring);
   const history = mergeHistory(a.history, b.history);
+  const settings = mergeSettings(a.settings, b.settings);
   return {
     clusterId: a.clusterId,
+    ...(settings === undefined ? {} : { settings }),
     ring,
     members: mergeMembers(a.members, b.members),
     ...(pending === undefined ? {} : { pending }),
     ...(history.length === 0 ? {} : { history }),
   };
+}
+
+/** Settings are fixed at creation; two views that differ (nodes adopted their own before this field existed) agree on one. */
+function mergeSettings(a?: ClusterSettings, b?: ClusterSettings): ClusterSettings | undefined {
+  if (a === undefined) return b;
+  if (b === undefined) return a;
+  return `${a.n},${a.r},${a.w}` <= `${b.n},${b.r},${b.w}` ? a : b;
 }
 
 function laterRing(a: Ring, b: Ring): Ring {

@@ -1,7 +1,8 @@
 /**
- * A node must not leave a stuck ring change behind (issue 16, item 1): a start that cannot listen
- * on its HTTP port fails before any seed admits it, and a joining node that dies after its
- * admission, before confirming its partitions, is dropped after `joinConfirmTimeoutMs`.
+ * A node must not leave a stuck ring change behind, nor run with other settings than its cluster
+ * (issue 16, items 1 and 2): a start that cannot listen on its HTTP port fails before any seed
+ * admits it; a joining node that dies after its admission, before confirming its partitions, is
+ * dropped after `joinConfirmTimeoutMs`; a node with another N, R or W is refused, naming both.
  */
 import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
@@ -103,4 +104,26 @@ describe('joining safely', () => {
       'joins abandoned, summed over the nodes',
     ).toBeGreaterThanOrEqual(1);
   }, 60_000);
+
+  it('a node with other N, R or W is refused before it is admitted, naming both values', async () => {
+    const base = await freePortBlock(2);
+    const node = await joiner('n7', base, base + 1, await configFile({ ...SETTINGS, n: 5, r: 1, w: 1 }));
+    await expect(node.start()).rejects.toThrow(/n=3 in the cluster, n=5 on this node/);
+    const seen = await status(cluster.nodes[0]!.url);
+    expect(seen.members.map((m) => m.nodeId)).not.toContain('n7');
+    expect(seen.pending).toBeNull();
+  }, 30_000);
+
+  it('a member restarted with another W refuses to start, naming both values', async () => {
+    const member = cluster.nodes[2]!;
+    await member.stop();
+    const restarted = new LocalNode(
+      { ...member.spec, extraArgs: [...(member.spec.extraArgs ?? []), '--w', '1'] },
+      DIST_CLI,
+    );
+    spare.push(restarted);
+    await expect(restarted.start()).rejects.toThrow(/w=2 in the cluster, w=1 on this node/);
+    cluster.nodes[2] = new LocalNode(member.spec, DIST_CLI);
+    await cluster.nodes[2].start();
+  }, 30_000);
 });

@@ -27,6 +27,7 @@ const changeKind = z.enum(['join', 'leave', 'remove']);
 
 export const clusterStateSchema = z.object({
   clusterId: z.string(),
+  settings: z.object({ n: z.number().int(), r: z.number().int(), w: z.number().int() }).optional(),
   ring: ringSchema,
   members: z.array(memberSchema),
   pending: z

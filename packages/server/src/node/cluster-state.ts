@@ -1,9 +1,22 @@
 /** The cluster state a starting node works from: the one it persisted, or a new or joined one. */
 import { randomUUID } from 'node:crypto';
-import { type ClusterState, createRing, findMember, type Member, withMember } from '@tessera/core';
+import {
+  type ClusterSettings,
+  type ClusterState,
+  createRing,
+  findMember,
+  type Member,
+  settingsMismatch,
+  TesseraError,
+  withMember,
+} from '@tessera/core';
 import type { ClusterView } from '../cluster/cluster-view.js';
 import { advertised, type Config } from '../config.js';
 import type { Logger } from '../logger.js';
+
+/** The config's default partition count: a different value on a node that joins is a mistake worth a warning. */
+const PARTITIONS_DEFAULT = 64;
+
 import type { PeerClientSecurity } from '../transport/credentials.js';
 import { joinThroughSeeds } from './join.js';
 
@@ -25,12 +38,55 @@ export async function loadClusterState(
   const state =
     loaded === undefined
       ? await firstState(config, view, log, security)
-      : await readvertise(config, view, loaded, log);
+      : await readvertise(config, view, await checkSettings(config, view, loaded, log), log);
   log.info(
     { clusterId: state.clusterId, ringVersion: state.ring.version, members: state.members.length },
     'cluster state ready',
   );
   return state;
+}
+
+/** The cluster-wide settings a node's config sets (N, R, W). */
+export function settingsOf(config: Pick<Config, 'n' | 'r' | 'w'>): ClusterSettings {
+  return { n: config.n, r: config.r, w: config.w };
+}
+
+/**
+ * A restart must use the cluster's N, R and W: a member that acknowledged writes with another W,
+ * on other replicas than everyone else's, would break the quorums. A state from before settings
+ * were recorded adopts this node's (gossip then agrees on one).
+ */
+async function checkSettings(
+  config: Config,
+  view: ClusterView,
+  state: ClusterState,
+  log: Logger,
+): Promise<ClusterState> {
+  const mine = settingsOf(config);
+  if (state.settings === undefined) {
+    const adopted = { ...state, settings: mine };
+    await view.set(adopted);
+    log.info(mine, 'recorded the cluster settings');
+    return adopted;
+  }
+  const mismatch = settingsMismatch(state.settings, mine);
+  if (mismatch !== undefined) {
+    throw new TesseraError(
+      'CLUSTER_MISMATCH',
+      `This node's settings are not its cluster's: ${mismatch}. Start it with the cluster's --n, --r and --w (they are fixed when the cluster is created).`,
+    );
+  }
+  warnIgnoredPartitions(config, state, log);
+  return state;
+}
+
+function warnIgnoredPartitions(config: Config, state: ClusterState, log: Logger): void {
+  if (config.partitions !== state.ring.partitionCount && config.partitions !== PARTITIONS_DEFAULT) {
+    log.warn(
+      { partitions: config.partitions, cluster: state.ring.partitionCount },
+      '--partitions is ignored: the cluster fixed its partition count when it was created',
+    );
+  }
 }
 
 /**
@@ -67,12 +123,20 @@ async function firstState(
   // not a seed to join through. A node whose only seeds are itself creates the cluster.
   const seeds = config.seeds.filter((s) => s !== config.peer && s !== self.peer);
   if (seeds.length > 0) {
-    const joined = await joinThroughSeeds(self, seeds, log.child({ component: 'join' }), security);
+    const joined = await joinThroughSeeds(
+      self,
+      seeds,
+      log.child({ component: 'join' }),
+      security,
+      settingsOf(config),
+    );
     await view.set(joined);
+    warnIgnoredPartitions(config, joined, log);
     return joined;
   }
   const created: ClusterState = {
     clusterId: randomUUID(),
+    settings: settingsOf(config),
     ring: createRing(config.partitions, config.nodeId),
     members: [self],
   };

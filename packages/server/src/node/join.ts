@@ -1,5 +1,5 @@
 /** Joining a cluster through its seeds (paper 4.8.2), retrying while they come up. */
-import type { ClusterState, Member } from '@tessera/core';
+import type { ClusterSettings, ClusterState, Member } from '@tessera/core';
 import { TesseraError } from '@tessera/core';
 import type { Logger } from '../logger.js';
 import type { PeerClientSecurity } from '../transport/credentials.js';
@@ -14,13 +14,14 @@ export async function joinThroughSeeds(
   seeds: readonly string[],
   log: Logger,
   security?: PeerClientSecurity,
+  settings?: ClusterSettings,
 ): Promise<ClusterState> {
   let lastError: unknown;
   for (let attempt = 0; attempt < ATTEMPTS_MAX; attempt++) {
     for (const seed of seeds) {
       const client = createPeerClient(seed, { logger: log, ...(security === undefined ? {} : { security }) });
       try {
-        const state = await client.join(self, CALL_TIMEOUT_MS);
+        const state = await client.join(self, CALL_TIMEOUT_MS, settings);
         log.info({ seed, clusterId: state.clusterId }, 'joined the cluster');
         return state;
       } catch (err) {

@@ -13,6 +13,7 @@ import { CursorStore } from '../transfer/cursor.js';
 import { MembershipService } from '../transfer/membership-service.js';
 import { TransferReceiver } from '../transfer/receiver.js';
 import type { PeerClientSecurity } from '../transport/credentials.js';
+import { settingsOf } from './cluster-state.js';
 import { joinThroughSeeds } from './join.js';
 
 export interface MembershipParts {
@@ -76,7 +77,7 @@ export function startMembership(p: MembershipParts): MembershipService {
     now: p.now,
     log,
     changed,
-    joinThrough: (seed) => joinThroughSeeds(p.self, [seed], log, p.security),
+    joinThrough: (seed) => joinThroughSeeds(p.self, [seed], log, p.security, settingsOf(config)),
   });
   membership.start();
   return membership;

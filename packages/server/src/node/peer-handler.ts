@@ -3,10 +3,12 @@
  * The gRPC server validated the shapes; contents are validated here as they are decoded.
  */
 import {
+  type ClusterSettings,
   type ClusterState,
   decodePeerState,
   isJsonText,
   type Member,
+  settingsMismatch,
   TesseraError,
   withMember,
 } from '@tessera/core';
@@ -90,14 +92,24 @@ export class PeerHandler implements PeerApi {
   }
 
   /** Admits `member` (serialized, so two joins through this node never claim the same partitions). */
-  join(member: Member): Promise<ClusterState> {
-    const result = this.joins.then(() => this.admit(member));
+  join(member: Member, settings?: ClusterSettings): Promise<ClusterState> {
+    const result = this.joins.then(() => this.admit(member, settings));
     this.joins = result.catch(() => {});
     return result;
   }
 
-  private async admit(member: Member): Promise<ClusterState> {
+  private async admit(member: Member, settings: ClusterSettings | undefined): Promise<ClusterState> {
     const state = this.view.require();
+    const mismatch =
+      state.settings === undefined || settings === undefined
+        ? undefined
+        : settingsMismatch(state.settings, settings);
+    if (mismatch !== undefined) {
+      throw new TesseraError(
+        'JOIN_REFUSED',
+        `Node "${member.nodeId}" was not admitted: ${mismatch}. Start it with the cluster's --n, --r and --w (or without them if the cluster uses the defaults).`,
+      );
+    }
     const known = state.members.find((m) => m.nodeId === member.nodeId);
     if (known !== undefined && known.status !== 'removed') {
       if (known.http !== member.http || known.peer !== member.peer) {

@@ -139,6 +139,7 @@ const changeRecordSchema = z.object({
 /** A proto `ClusterState` in, a core `ClusterState` out. */
 export const clusterStateSchema = z.object({
   clusterId: z.string().regex(CLUSTER_ID, 'must be 1 to 128 printable ASCII characters'),
+  settings: z.lazy(() => settingsSchema).optional(),
   ring: ringSchema,
   members: z
     .array(memberSchema)
@@ -195,10 +196,17 @@ export const gossipRequestSchema = z.object({ state: clusterStateSchema }) satis
   pb.GossipRequest
 >;
 
-export const joinRequestSchema = z.object({ member: memberSchema }) satisfies z.ZodType<
-  unknown,
-  pb.JoinRequest
->;
+/** A proto `ClusterSettings` in, a core `ClusterSettings` out. */
+const settingsSchema = z.object({
+  n: z.int().min(1).max(REPLICAS_MAX),
+  r: z.int().min(1).max(REPLICAS_MAX),
+  w: z.int().min(1).max(REPLICAS_MAX),
+});
+
+export const joinRequestSchema = z.object({
+  member: memberSchema,
+  settings: settingsSchema.optional(),
+}) satisfies z.ZodType<unknown, pb.JoinRequest>;
 
 /** The reply of Gossip and of Join. */
 export const clusterStateResponseSchema = z.object({ state: clusterStateSchema }) satisfies z.ZodType<
@@ -309,6 +317,7 @@ export function clusterStateToProto(state: ClusterState): pb.ClusterState {
     members: state.members.map(memberToProto),
     ...(state.pending === undefined ? {} : { pending: state.pending }),
     history: state.history ?? [],
+    ...(state.settings === undefined ? {} : { settings: state.settings }),
   };
 }
 

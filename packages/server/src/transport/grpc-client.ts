@@ -4,7 +4,13 @@
  * trailing metadata, else one derived from the gRPC status.
  */
 import { Client, credentials, type ServiceError } from '@grpc/grpc-js';
-import { type ClusterState, MERKLE_HASH_BYTES, type Member, TesseraError } from '@tessera/core';
+import {
+  type ClusterSettings,
+  type ClusterState,
+  MERKLE_HASH_BYTES,
+  type Member,
+  TesseraError,
+} from '@tessera/core';
 import type { z } from 'zod';
 import type { Logger } from '../logger.js';
 import {
@@ -97,8 +103,9 @@ class GrpcPeerClient implements PeerClient {
     return this.parseReply(clusterStateResponseSchema, reply, 'Gossip').state;
   }
 
-  async join(member: Member, timeoutMs: number): Promise<ClusterState> {
-    const reply = await this.call(peerService.join, { member: memberToProto(member) }, timeoutMs);
+  async join(member: Member, timeoutMs: number, settings?: ClusterSettings): Promise<ClusterState> {
+    const request = { member: memberToProto(member), ...(settings === undefined ? {} : { settings }) };
+    const reply = await this.call(peerService.join, request, timeoutMs);
     return this.parseReply(clusterStateResponseSchema, reply, 'Join').state;
   }
 

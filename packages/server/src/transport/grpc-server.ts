@@ -99,8 +99,8 @@ export async function startPeerServer(
     gossip: unary(peerService.gossip, gossipRequestSchema, calls, async ({ state }) => ({
       state: clusterStateToProto(await handler.gossip(state)),
     })),
-    join: unary(peerService.join, joinRequestSchema, calls, async ({ member }) => ({
-      state: clusterStateToProto(await handler.join(member)),
+    join: unary(peerService.join, joinRequestSchema, calls, async ({ member, settings }) => ({
+      state: clusterStateToProto(await handler.join(member, settings)),
     })),
     merkleHashes: unary(peerService.merkleHashes, merkleHashesRequestSchema, calls, async (request) => ({
       hashes: await handler.merkleHashes(request.partition, request.level, request.indices),

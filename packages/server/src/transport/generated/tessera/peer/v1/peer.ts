@@ -121,7 +121,18 @@ export interface GossipResponse {
 }
 
 export interface JoinRequest {
-  readonly member?: Member | undefined;
+  readonly member?:
+    | Member
+    | undefined;
+  /** The joiner's N, R and W: a seed refuses a node whose settings are not the cluster's. */
+  readonly settings?: ClusterSettings | undefined;
+}
+
+/** Settings every node of a cluster shares, fixed when it is created. */
+export interface ClusterSettings {
+  readonly n: number;
+  readonly r: number;
+  readonly w: number;
 }
 
 export interface JoinResponse {
@@ -155,6 +166,8 @@ export interface ClusterState {
     | undefined;
   /** The latest committed membership changes, oldest first. */
   readonly history: readonly ChangeRecord[];
+  /** Absent from nodes of older versions. */
+  readonly settings?: ClusterSettings | undefined;
 }
 
 export interface MerkleHashesRequest {
@@ -948,13 +961,16 @@ export const GossipResponse: MessageFns<GossipResponse> = {
 };
 
 function createBaseJoinRequest(): JoinRequest {
-  return { member: undefined };
+  return { member: undefined, settings: undefined };
 }
 
 export const JoinRequest: MessageFns<JoinRequest> = {
   encode(message: JoinRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.member !== undefined) {
       Member.encode(message.member, writer.uint32(10).fork()).join();
+    }
+    if (message.settings !== undefined) {
+      ClusterSettings.encode(message.settings, writer.uint32(18).fork()).join();
     }
     return writer;
   },
@@ -978,6 +994,82 @@ export const JoinRequest: MessageFns<JoinRequest> = {
             }
 
             message.member = Member.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.settings = ClusterSettings.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+};
+
+function createBaseClusterSettings(): ClusterSettings {
+  return { n: 0, r: 0, w: 0 };
+}
+
+export const ClusterSettings: MessageFns<ClusterSettings> = {
+  encode(message: ClusterSettings, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.n !== 0) {
+      writer.uint32(8).uint32(message.n);
+    }
+    if (message.r !== 0) {
+      writer.uint32(16).uint32(message.r);
+    }
+    if (message.w !== 0) {
+      writer.uint32(24).uint32(message.w);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ClusterSettings {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseClusterSettings() as any;
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.n = reader.uint32();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.r = reader.uint32();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.w = reader.uint32();
             continue;
           }
         }
@@ -1198,7 +1290,7 @@ export const Member: MessageFns<Member> = {
 };
 
 function createBaseClusterState(): ClusterState {
-  return { clusterId: "", ring: undefined, members: [], pending: undefined, history: [] };
+  return { clusterId: "", ring: undefined, members: [], pending: undefined, history: [], settings: undefined };
 }
 
 export const ClusterState: MessageFns<ClusterState> = {
@@ -1217,6 +1309,9 @@ export const ClusterState: MessageFns<ClusterState> = {
     }
     for (const v of message.history) {
       ChangeRecord.encode(v!, writer.uint32(42).fork()).join();
+    }
+    if (message.settings !== undefined) {
+      ClusterSettings.encode(message.settings, writer.uint32(50).fork()).join();
     }
     return writer;
   },
@@ -1272,6 +1367,14 @@ export const ClusterState: MessageFns<ClusterState> = {
             }
 
             message.history.push(ChangeRecord.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.settings = ClusterSettings.decode(reader, reader.uint32());
             continue;
           }
         }
