@@ -148,7 +148,11 @@ describe('a cluster with TLS, tokens and mutual TLS between peers', () => {
     expect(status.out).toContain('n2');
     const refused = await cli(['admin', 'status', '--node', nodes[0]!.url, '--ca', join(certs, 'ca.pem')]);
     expect(refused.code).toBe(1);
-    expect(refused.out).toContain('UNAUTHENTICATED');
+    expect(refused.out).toContain('tessera: UNAUTHENTICATED: ');
+    expect(refused.out).not.toContain('BAD_REQUEST');
+    const plain = await cli(['admin', 'status', '--node', nodes[0]!.url.replace('https:', 'http:')]);
+    expect(plain.code).toBe(1);
+    expect(plain.out).toContain('use --node https://');
   });
 });
 

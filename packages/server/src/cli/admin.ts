@@ -1,6 +1,6 @@
 /** `tessera admin …`: the admin API from a terminal. */
 import { parseArgs } from 'node:util';
-import { TesseraError } from '@tessera/core';
+import { ERROR_CODES, type ErrorCode, type Ring, replicasOf, TesseraError } from '@tessera/core';
 import { readPem } from '../security/pem.js';
 import { readSecrets } from '../security/secrets.js';
 import { type HttpAnswer, httpCall } from './http-call.js';
@@ -15,6 +15,7 @@ interface StatusBody {
   partitionCount: number;
   ringVersion: number;
   members: { nodeId: string; http: string; peer: string; status: string; partitions: number }[];
+  ring?: Ring;
   pending: StatusLike['pending'];
   transfers: StatusLike['transfers'];
 }
@@ -102,16 +103,32 @@ async function callNode(
   try {
     res = await httpCall(`${base}${path}`, { method, body, ...auth, timeoutMs: 10_000 });
   } catch (err) {
-    throw new TesseraError(
-      'PEER_UNAVAILABLE',
-      `Cannot reach ${base} (${err instanceof Error ? err.message : String(err)}). Is the node running? Pass --node URL (and --ca FILE for https).`,
-    );
+    throw unreachable(base, err);
   }
-  if (res.status >= 400) {
-    const error = (res.body as { error?: { code?: string; message?: string } } | undefined)?.error;
-    throw new TesseraError('BAD_REQUEST', `${error?.code ?? res.status}: ${error?.message ?? 'HTTP error'}`);
-  }
+  if (res.status >= 400) throw answeredError(res);
   return res.body;
+}
+
+/** The node's own error, as `CODE: message` (its code when it is one of ours). */
+export function answeredError(res: HttpAnswer): TesseraError {
+  const error = (res.body as { error?: { code?: unknown; message?: unknown } } | undefined)?.error;
+  const message = typeof error?.message === 'string' ? error.message : `HTTP ${res.status}`;
+  const code =
+    typeof error?.code === 'string' && error.code in ERROR_CODES ? (error.code as ErrorCode) : undefined;
+  return new TesseraError(
+    code ?? 'BAD_RESPONSE',
+    code === undefined ? `The node answered HTTP ${res.status}: ${message}` : message,
+  );
+}
+
+/** A call that got no answer; plain http:// to a TLS port only ever says "socket hang up". */
+export function unreachable(base: string, err: unknown): TesseraError {
+  const reason = err instanceof Error ? err.message : String(err);
+  const tlsHint =
+    base.startsWith('http://') && /socket hang up|ECONNRESET/.test(reason)
+      ? ' The node may serve HTTPS: use --node https://… (and --ca FILE).'
+      : ' Is the node running? Pass --node URL (and --ca FILE for https).';
+  return new TesseraError('NODE_UNREACHABLE', `Cannot reach ${base} (${reason}).${tlsHint}`);
 }
 
 function print(body: unknown): number {
@@ -119,9 +136,31 @@ function print(body: unknown): number {
   return 0;
 }
 
-function renderStatus(s: StatusBody): string {
-  const rows = s.members.map((m) => [m.nodeId, m.status, String(m.partitions), m.http, m.peer]);
-  const header = ['NODE', 'STATUS', 'PARTITIONS', 'HTTP', 'PEER'];
+/**
+ * Effective ownership: the share of partitions each node is one of the N replicas of (what it
+ * stores), which the primary partition counts alone do not show.
+ */
+export function replicaShares(ring: Ring, n: number): Map<string, number> {
+  const counts = new Map<string, number>();
+  for (let p = 0; p < ring.partitionCount; p++) {
+    for (const node of replicasOf(ring, p, n)) counts.set(node, (counts.get(node) ?? 0) + 1);
+  }
+  return new Map([...counts].map(([node, c]) => [node, c / ring.partitionCount]));
+}
+
+export function renderStatus(s: StatusBody): string {
+  const shares = s.ring === undefined ? undefined : replicaShares(s.ring, s.n);
+  const share = (node: string): string =>
+    shares === undefined ? '?' : `${Math.round((shares.get(node) ?? 0) * 100)}%`;
+  const rows = s.members.map((m) => [
+    m.nodeId,
+    m.status,
+    String(m.partitions),
+    share(m.nodeId),
+    m.http,
+    m.peer,
+  ]);
+  const header = ['NODE', 'STATUS', 'PARTITIONS', 'REPLICA OF', 'HTTP', 'PEER'];
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
   const line = (cells: string[]): string =>
     cells
