@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LocalNode } from '../src/cli/local-cluster.js';
 import { isWildcard, parseConfig } from '../src/config.js';
-import { DIST_CLI, freePortBlock, waitForSettledRing } from './helpers.js';
+import { DIST_CLI, freePortBlock, waitFor, waitForSettledRing } from './helpers.js';
 
 interface MemberRow {
   nodeId: string;
@@ -26,14 +26,18 @@ async function members(url: string): Promise<MemberRow[]> {
   return ((await res.json()) as { members: MemberRow[] }).members;
 }
 
+/** The first value `probe` gives (not undefined) before the deadline (helpers' waitFor polls it). */
 async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 8_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe().catch(() => undefined);
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
+  let value: T | undefined;
+  await waitFor(
+    async () => {
+      value = await probe();
+      return value !== undefined;
+    },
+    timeoutMs,
+    what,
+  );
+  return value as T;
 }
 
 async function cli(args: string[]): Promise<{ code: number | null; out: string }> {

@@ -271,6 +271,6 @@ function explain<S, I, O>(
 
 function describe<I, O>(history: readonly Operation<I, O>[], id: number): string {
   const op = history[id]!;
-  const output = op.returnMs === undefined ? '?' : (JSON.stringify(op.output) ?? 'any');
+  const output = op.returnMs === undefined ? '?' : (JSON.stringify(op.output) ?? 'unknown');
   return `#${id} p${op.process} ${JSON.stringify(op.input)} -> ${output} [${op.callMs}, ${op.returnMs ?? '∞'}]`;
 }

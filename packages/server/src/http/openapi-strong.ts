@@ -5,6 +5,7 @@
 import type { RouteConfig } from '@asteasolutions/zod-to-openapi';
 import { TRANSACTION_ACTIONS_MAX } from '@tessera/core';
 import { z } from 'zod';
+import { json } from './openapi-answers.js';
 import { transactBodySchema, transactGetBodySchema } from './strong-schemas.js';
 
 export const strongBody = z
@@ -32,11 +33,6 @@ const reason = z
     z.object({ code: z.literal('TransactionConflict'), message: z.string().optional() }),
   ])
   .meta({ id: 'CancellationReason' });
-
-const json = (schema: z.ZodType, description: string) => ({
-  description,
-  content: { 'application/json': { schema } },
-});
 
 export function strongRoutes(errors: RouteConfig['responses']): RouteConfig[] {
   return [
