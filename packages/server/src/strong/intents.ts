@@ -1,7 +1,7 @@
 /**
  * Resolving a transaction's intent found on a key (docs/transactions.md, "Recovery"): the
  * transaction's record decides. Committed: the intent is rolled forward. Cancelled (or no record):
- * dropped. Pending past its expiry: anyone may cancel the record — a single consensus change that
+ * dropped. Pending past its expiry (core/strong/expiry.ts): anyone may cancel the record — a single consensus change that
  * races with the coordinator's commit, so exactly one of the two wins — and then drop the intent.
  */
 import {
@@ -11,6 +11,7 @@ import {
   type Intent,
   type Register,
   rollForward,
+  type TxnExpiry,
   type TxnRecord,
   txnRecordKey,
   withoutIntent,
@@ -20,6 +21,8 @@ import type { Proposer } from './proposer.js';
 export interface IntentDeps {
   readonly proposer: Pick<Proposer, 'change' | 'tell'>;
   readonly now: () => number;
+  /** When a pending transaction may be cancelled by anyone who finds it. */
+  readonly expiry: Pick<TxnExpiry, 'expired' | 'finished'>;
 }
 
 /** The record of a transaction, read linearizably; undefined if it was never written. */
@@ -67,7 +70,12 @@ export async function outcomeOf(
   deadlineMs: number,
 ): Promise<TxnRecord | undefined> {
   const record = await readTxnRecord(deps, intent.txn, deadlineMs);
-  if (record?.status !== 'pending' || deps.now() <= record.expiresAtMs) return record;
+  if (record === undefined) return record;
+  if (record.status !== 'pending') {
+    deps.expiry.finished(intent.txn);
+    return record;
+  }
+  if (!deps.expiry.expired(intent.txn, record.expiresAtMs)) return record;
   const reasons = record.keys.map(() => ({
     code: 'TransactionConflict' as const,
     message: 'cancelled by recovery: its coordinator did not finish it before it expired',

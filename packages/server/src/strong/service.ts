@@ -13,6 +13,7 @@ import {
   encodeStrong,
   type NodeId,
   TesseraError,
+  TxnExpiry,
 } from '@tessera/core';
 import type { PeerDirectory } from '../cluster/peers.js';
 import type { Logger } from '../logger.js';
@@ -97,7 +98,9 @@ export class StrongService {
       log: log.child({ component: 'proposer' }),
       phaseTimeoutMs: settings.phaseTimeoutMs,
     });
-    const intents = { proposer: this.proposer, now };
+    const elapsedMs = () => performance.now();
+    const expiry = new TxnExpiry({ now, elapsedMs, timeoutMs: settings.txnTimeoutMs });
+    const intents = { proposer: this.proposer, now, expiry };
     const randomId = () => randomBytes(12).toString('hex');
     this.keys = new StrongKeys({ ...intents, sleep: pause, random, randomId });
     this.transactions = new Transactions({
@@ -114,7 +117,7 @@ export class StrongService {
       timeoutMs: settings.phaseTimeoutMs * 4,
       primaries: (key) => placementOf(state(), key, n).replicas,
       backupAfterMs: settings.txnTimeoutMs,
-      elapsedMs: () => performance.now(),
+      elapsedMs,
       log: log.child({ component: 'strong-sweeper' }),
     });
   }

@@ -6,12 +6,12 @@
  * it too once it has been stalled for `backupAfterMs` more, since the first primary may not hold
  * the register at all (it was cut off when a majority without it accepted it).
  */
-import { decodeTxnRecord, type NodeId, type Register, TXN_RECORD_PREFIX } from '@tessera/core';
+import { decodeTxnRecord, FirstSeen, type NodeId, type Register, TXN_RECORD_PREFIX } from '@tessera/core';
 import type { Logger } from '../logger.js';
 import { cancelIfPending, type IntentDeps, readTxnRecord, resolveIntent, settleIntent } from './intents.js';
 import type { AcceptorRecords } from './records.js';
 
-/** Finished records whose age this process tracks, at most (past it, new ones wait: kept longer). */
+/** Finished records whose age this process tracks, at most (past it, the oldest wait again: kept longer). */
 const FINISHED_TRACKED_MAX = 1_000_000;
 
 export interface SweeperDeps extends IntentDeps {
@@ -47,11 +47,13 @@ export interface SweepStats {
 export class StrongSweeper {
   private cursor: string | undefined;
   private running = false;
-  /** When (elapsedMs) this process first saw each finished transaction record. */
-  private readonly finishedSeen = new Map<string, number>();
+  /** When this process first saw each finished transaction record. */
+  private readonly finishedSeen: FirstSeen;
   readonly stats: SweepStats = { settled: 0, cancelled: 0, forgotten: 0, failed: 0 };
 
-  constructor(private readonly deps: SweeperDeps) {}
+  constructor(private readonly deps: SweeperDeps) {
+    this.finishedSeen = new FirstSeen(deps.elapsedMs, FINISHED_TRACKED_MAX);
+  }
 
   async tick(): Promise<void> {
     if (this.running) return;
@@ -89,23 +91,26 @@ export class StrongSweeper {
 
   /** Settles `key` if it has been stalled for longer than `graceMs` past its expiry. */
   private async sweepKey(key: string, register: Register, graceMs: number): Promise<void> {
-    const nowMs = this.deps.now();
-    const deadlineMs = nowMs + this.deps.timeoutMs;
-    const stalledBefore = nowMs - graceMs;
-    if (register.intent !== undefined && register.intent.expiresAtMs < stalledBefore) {
-      const resolved = await resolveIntent(this.deps, key, register.intent, deadlineMs);
+    const { expiry } = this.deps;
+    const deadlineMs = this.deps.now() + this.deps.timeoutMs;
+    const { intent } = register;
+    if (intent !== undefined && expiry.expired(intent.txn, intent.expiresAtMs, graceMs)) {
+      const resolved = await resolveIntent(this.deps, key, intent, deadlineMs);
       if (!resolved.pending) this.stats.settled++;
       return;
     }
     if (!key.startsWith(TXN_RECORD_PREFIX)) return;
+    const id = key.slice(TXN_RECORD_PREFIX.length);
     const txn = decodeTxnRecord(register.value);
     if (this.isOldFinished(key, register)) return this.forget(key, deadlineMs);
-    if (txn?.status !== 'pending' || txn.expiresAtMs >= stalledBefore) return;
+    if (txn === undefined) return;
+    if (txn.status !== 'pending') return expiry.finished(id);
+    if (!expiry.expired(id, txn.expiresAtMs, graceMs)) return;
     const reasons = txn.keys.map(() => ({
       code: 'TransactionConflict' as const,
       message: 'cancelled by recovery: its coordinator did not finish it before it expired',
     }));
-    const ended = await cancelIfPending(this.deps, key.slice(TXN_RECORD_PREFIX.length), reasons, deadlineMs);
+    const ended = await cancelIfPending(this.deps, id, reasons, deadlineMs);
     if (ended?.status === 'cancelled') this.stats.cancelled++;
   }
 
@@ -119,14 +124,8 @@ export class StrongSweeper {
     if (!key.startsWith(TXN_RECORD_PREFIX)) return false;
     const txn = decodeTxnRecord(register.value);
     if (txn === undefined || txn.status === 'pending') return false;
-    const elapsed = this.deps.elapsedMs();
-    let seen = this.finishedSeen.get(key);
-    if (seen === undefined) {
-      if (this.finishedSeen.size >= FINISHED_TRACKED_MAX) return false;
-      seen = elapsed;
-      this.finishedSeen.set(key, seen);
-    }
-    return txn.createdAtMs + TXN_RECORD_KEEP_MS < this.deps.now() && elapsed - seen >= TXN_RECORD_KEEP_MS;
+    const keptMs = this.finishedSeen.watchedMs(key);
+    return txn.createdAtMs + TXN_RECORD_KEEP_MS < this.deps.now() && keptMs >= TXN_RECORD_KEEP_MS;
   }
 
   /**
@@ -140,6 +139,6 @@ export class StrongSweeper {
     if (txn === undefined || txn.status === 'pending') return;
     for (const k of txn.keys) await settleIntent(this.deps, k, id, txn, deadlineMs);
     if ((await this.deps.proposer.tell(key, { kind: 'forget', key })) > 0) this.stats.forgotten++;
-    this.finishedSeen.delete(key);
+    this.finishedSeen.forget(key);
   }
 }

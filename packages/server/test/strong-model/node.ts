@@ -6,7 +6,13 @@
  * and the clients waiting on it learn nothing. The engine outlives a kill (records are written
  * before an acceptor answers); a wipe replaces it with an empty one.
  */
-import type { ClusterState, NodeId, StrongReply, StrongRequest } from '@tessera/core';
+import {
+  type ClusterState,
+  type NodeId,
+  type StrongReply,
+  type StrongRequest,
+  TxnExpiry,
+} from '@tessera/core';
 import { silentLogger } from '../../src/logger.js';
 import { MemoryEngine } from '../../src/storage/memory-engine.js';
 import { StrongAcceptor } from '../../src/strong/acceptor.js';
@@ -206,7 +212,10 @@ export class SimNode implements Endpoint {
     } finally {
       Math.random = mathRandom;
     }
-    const intents = { proposer, now };
+    // Simulated time without this node's clock offset: steps of its wall clock do not move it.
+    const elapsedMs = () => this.env.sim.now;
+    const expiry = new TxnExpiry({ now, elapsedMs, timeoutMs: txnTimeoutMs });
+    const intents = { proposer, now, expiry };
     const randomId = () => sim.between(0, 2 ** 30).toString(36);
     const realKeys = new StrongKeys({ ...intents, sleep, random, randomId });
     const keys = hooks.keys?.({ keys: realKeys, proposer }) ?? realKeys;
@@ -223,8 +232,7 @@ export class SimNode implements Endpoint {
       timeoutMs: TIMING.pullTimeoutMs,
       primaries: (key) => placementOf(this.view, key, N).replicas,
       backupAfterMs: txnTimeoutMs,
-      // Simulated time without this node's clock offset: steps of its wall clock do not move it.
-      elapsedMs: () => this.env.sim.now,
+      elapsedMs,
       log,
     });
     return {
