@@ -60,7 +60,7 @@ describe('tessera cluster up', () => {
         const { stdout } = await run(process.execPath, [DIST_CLI, 'admin', 'status', '--node', url]);
         return ['n0', 'n1', 'n2'].every((id) => new RegExp(`^${id}\\s+up\\s+2[12]\\s`, 'm').test(stdout));
       },
-      15_000,
+      30_000,
       'admin status lists three up members',
     );
 
