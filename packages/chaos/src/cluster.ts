@@ -1,7 +1,7 @@
 /**
- * The nodes under test: separate `tessera start` processes on loopback, each dialling every peer
- * through the proxy of that directed link (`peerDialOverrides`), so every link can be cut, stalled,
- * slowed or made lossy on its own. Nodes can be killed with SIGKILL and restarted (with another
+ * The nodes under test: separate `tessera start` processes, on loopback behind a proxy per directed
+ * link (proxy-network.ts), or with `netns` each in its own network namespace with TLS and nftables
+ * faults (netns/chaos-network.ts), so every link can be cut, stalled or made lossy on its own. Nodes can be killed with SIGKILL and restarted (with another
  * clock offset), wiped (to start alone, or to rejoin under the same id through a seed), armed to
  * kill themselves in the middle of a write or a transaction, and told to join or leave. Every node
  * runs with `--strong registers,accounts`.
@@ -10,13 +10,16 @@ import { rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Rng } from '@tessera/core';
-import { freePortBlock, LocalNode, type LocalNodeSpec } from '@tessera/server/local-cluster';
+import { LocalNode, type LocalNodeSpec } from '@tessera/server/local-cluster';
+import { useNodeAuth } from './http.js';
+import { NetnsChaosNetwork } from './netns/chaos-network.js';
+import type { ChaosNetwork } from './network.js';
 import { NodeApi, type StatusBody } from './node-api.js';
-import { type LinkFault, LinkProxy } from './proxy.js';
+import type { LinkFault } from './proxy.js';
+import { ProxyNetwork } from './proxy-network.js';
 
 export type { StatusBody };
 
-const HOST = '127.0.0.1';
 const START_ATTEMPTS = 5;
 const POLL_MS = 50;
 
@@ -57,12 +60,12 @@ export interface ChaosClusterOptions {
   readonly settings?: Readonly<Record<string, unknown>>;
   /** The nodes' --log-level; default warn. */
   readonly logLevel?: string;
+  /** `netns`: each node in its own network namespace, with TLS (default `proxy`: loopback). */
+  readonly network?: 'proxy' | 'netns';
 }
 
 interface NodeEntry {
   readonly id: string;
-  readonly httpPort: number;
-  readonly peerPort: number;
   readonly dataDir: string;
   readonly configPath: string;
   process: LocalNode | undefined;
@@ -73,21 +76,27 @@ interface NodeEntry {
 
 export class ChaosCluster {
   private readonly nodes = new Map<string, NodeEntry>();
-  private readonly links = new Map<string, LinkProxy>();
+  private restoreAuth: () => void = () => {};
 
-  private constructor(private readonly options: ChaosClusterOptions) {}
+  private constructor(
+    private readonly options: ChaosClusterOptions,
+    /** Where the nodes live and how their links fail. */
+    readonly network: ChaosNetwork,
+  ) {}
 
-  /** Ports, proxies and config files for every node; nothing is started yet. */
+  /** The network (ports and proxies, or namespaces and certificates) and config files; nothing is started yet. */
   static async create(options: ChaosClusterOptions): Promise<ChaosCluster> {
-    const cluster = new ChaosCluster(options);
     const ids = Array.from({ length: options.members + options.spares }, (_, i) => `n${i}`);
-    const linkCount = ids.length * (ids.length - 1);
-    const base = await freePortBlock(2 * ids.length + linkCount);
-    ids.forEach((id, i) => {
+    const network =
+      options.network === 'netns'
+        ? await NetnsChaosNetwork.create(ids, options.dir, options.cliPath)
+        : await ProxyNetwork.create(ids, options.random);
+    const cluster = new ChaosCluster(options, network);
+    if (network instanceof NetnsChaosNetwork)
+      cluster.restoreAuth = useNodeAuth({ ca: network.tls.caPem, token: network.tls.adminToken });
+    ids.forEach((id) => {
       cluster.nodes.set(id, {
         id,
-        httpPort: base + i,
-        peerPort: base + ids.length + i,
         dataDir: join(options.dir, id),
         configPath: join(options.dir, `${id}.config.json`),
         process: undefined,
@@ -95,16 +104,6 @@ export class ChaosCluster {
         seeds: [],
       });
     });
-    let port = base + 2 * ids.length;
-    for (const from of ids) {
-      for (const to of ids) {
-        if (from === to) continue;
-        const target = cluster.entry(to);
-        const proxy = new LinkProxy(from, to, { host: HOST, port: target.peerPort }, options.random);
-        await proxy.listen(port++);
-        cluster.links.set(linkId(from, to), proxy);
-      }
-    }
     return cluster;
   }
 
@@ -118,7 +117,7 @@ export class ChaosCluster {
   }
 
   url(id: string): string {
-    return `http://${HOST}:${this.entry(id).httpPort}`;
+    return this.network.url(this.entry(id).id);
   }
 
   running(id: string): boolean {
@@ -133,9 +132,9 @@ export class ChaosCluster {
     return `${this.entry(id).dataDir}.log`;
   }
 
-  /** The address `from` dials to reach `to`: the proxy of that link. */
+  /** The address `from` dials to reach `to`: the proxy of that link, or `to`'s own address. */
   dialAddress(from: string, to: string): string {
-    return this.link(from, to).address;
+    return this.network.dialAddress(this.entry(from).id, this.entry(to).id);
   }
 
   /** Starts the initial members (each later one through n0) and the spares, alone. */
@@ -153,21 +152,19 @@ export class ChaosCluster {
     const node = this.entry(id);
     if (node.process?.running) return;
     if (seeds !== undefined) node.seeds = seeds;
-    const overrides = Object.fromEntries(
-      this.ids.filter((other) => other !== id).map((other) => [other, this.dialAddress(id, other)]),
-    );
+    const launch = this.network.launch(id);
     const config = {
       ...CHAOS_NODE_SETTINGS,
       ...(this.options.settings ?? {}),
       clockOffsetMs: node.clockOffsetMs,
-      peerDialOverrides: overrides,
+      ...launch.config,
     };
     await writeFile(node.configPath, JSON.stringify(config, null, 2));
     const spec: LocalNodeSpec = {
       nodeId: id,
-      host: HOST,
-      httpPort: node.httpPort,
-      peerPort: node.peerPort,
+      host: launch.host,
+      httpPort: launch.httpPort,
+      peerPort: launch.peerPort,
       dataDir: node.dataDir,
       seeds: node.seeds,
       extraArgs: [
@@ -177,7 +174,10 @@ export class ChaosCluster {
         this.options.logLevel ?? 'warn',
         '--strong',
         STRONG_NAMESPACES.join(','),
+        ...launch.args,
       ],
+      ...(launch.wrapper === undefined ? {} : { wrapper: launch.wrapper }),
+      ...(launch.caFile === undefined ? {} : { caFile: launch.caFile }),
     };
     for (let attempt = 1; ; attempt++) {
       node.process = new LocalNode(spec, this.options.cliPath);
@@ -262,18 +262,20 @@ export class ChaosCluster {
     return this.api(id).localValues(key);
   }
 
-  setLink(from: string, to: string, fault: LinkFault): void {
-    this.link(from, to).set(fault);
+  async setLink(from: string, to: string, fault: LinkFault): Promise<void> {
+    await this.network.setLink(this.entry(from).id, this.entry(to).id, fault);
   }
 
   /** Every link back to normal. */
-  healLinks(): void {
-    for (const proxy of this.links.values()) proxy.set({ kind: 'ok' });
+  async healLinks(): Promise<void> {
+    await this.network.healLinks();
   }
 
+  /** Kills every node, then takes the network down (proxies closed, namespaces deleted). */
   async stop(): Promise<void> {
     await Promise.all([...this.nodes.values()].map((n) => n.process?.kill()));
-    await Promise.all([...this.links.values()].map((p) => p.close()));
+    await this.network.close();
+    this.restoreAuth();
   }
 
   private entry(id: string): NodeEntry {
@@ -281,14 +283,4 @@ export class ChaosCluster {
     if (node === undefined) throw new Error(`no node ${id}`);
     return node;
   }
-
-  private link(from: string, to: string): LinkProxy {
-    const proxy = this.links.get(linkId(from, to));
-    if (proxy === undefined) throw new Error(`no link ${from}->${to}`);
-    return proxy;
-  }
-}
-
-function linkId(from: string, to: string): string {
-  return `${from}->${to}`;
 }

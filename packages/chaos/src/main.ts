@@ -21,7 +21,7 @@ async function main(): Promise<number> {
     },
   });
   process.stdout.write(
-    `chaos: seed ${options.seed}, ${options.durationS}s, ${options.nodes} nodes, workloads ${options.workloads.join(',')}, faults ${options.faults.join(',')}\n`,
+    `chaos: seed ${options.seed}, ${options.durationS}s, ${options.nodes} nodes, workloads ${options.workloads.join(',')}, faults ${options.faults.join(',')}${options.netns ? ', in network namespaces' : ''}\n`,
   );
   const result = await runChaos(options);
   if (tty) process.stderr.write('\n');

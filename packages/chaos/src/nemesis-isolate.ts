@@ -54,7 +54,7 @@ export async function isolate(
   const deleted = await deleteSome(probes, node, live);
   const synced = await syncedWith(cluster, node, deleted, Date.now());
   const probe = synced ?? deleted[0];
-  const heal = cutLinks(cluster, cuts(node, others, way));
+  const heal = await cutLinks(cluster, cuts(node, others, way));
   onIsolation({
     node,
     other:

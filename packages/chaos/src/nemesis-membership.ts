@@ -33,7 +33,7 @@ export class MembershipFaults {
     const status = await cluster.status(observer).catch(() => undefined);
     if (status === undefined || status.pending !== null) return undefined;
     if (!(await this.retireLeaver(status.members))) return undefined;
-    const split = partition(cluster, deps.random, [...this.members], true);
+    const split = await partition(cluster, deps.random, [...this.members], true);
     try {
       return await this.leaveOrJoin(deps, split);
     } catch (err) {

@@ -164,7 +164,7 @@ export class Nemesis {
     const { cluster } = this.o;
     this.isolated = undefined;
     this.crashTarget = undefined;
-    cluster.healLinks();
+    await cluster.healLinks();
     for (const id of cluster.ids) if (!cluster.running(id)) await cluster.start(id);
   }
 

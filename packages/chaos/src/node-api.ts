@@ -1,4 +1,5 @@
 /** The node HTTP calls the chaos suite makes besides the workloads': status, placement, local copies, admin. */
+import { nodeFetch } from './http.js';
 
 const CALL_TIMEOUT_MS = 5_000;
 
@@ -94,7 +95,7 @@ export class NodeApi {
   }
 
   private async localRead(key: string): Promise<{ status: number; body: unknown }> {
-    const res = await fetch(`${this.url}/v1/kv/${encodeURIComponent(key)}?local=true`, {
+    const res = await nodeFetch(`${this.url}/v1/kv/${encodeURIComponent(key)}?local=true`, {
       signal: AbortSignal.timeout(CALL_TIMEOUT_MS),
     });
     const body: unknown = await res.json().catch(() => ({}));
@@ -104,7 +105,7 @@ export class NodeApi {
   }
 
   private async call(method: string, path: string, body?: unknown): Promise<unknown> {
-    const res = await fetch(`${this.url}${path}`, {
+    const res = await nodeFetch(`${this.url}${path}`, {
       method,
       ...(body === undefined
         ? {}

@@ -30,13 +30,16 @@ const list = <T extends string>(all: readonly T[], what: string) =>
 
 const wholeText = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
 
+/** Faults the netns network cannot make. */
+const NOT_WITH_NETNS: readonly FaultKind[] = ['slow'];
+
 const optionsSchema = z
   .object({
     durationS: wholeText(5, 24 * 3600).default(60),
     seed: wholeText(0, 2 ** 32 - 1).default(() => Math.floor(Math.random() * 2 ** 32)),
     nodes: wholeText(4, 9).default(4),
     workloads: list(WORKLOADS, 'workload').default([...WORKLOADS]),
-    faults: list(FAULT_KINDS, 'fault').default([...FAULT_KINDS]),
+    faults: list(FAULT_KINDS, 'fault').optional(),
     outDir: z.string().min(1).default('chaos-results'),
     workersPerWorkload: wholeText(1, 32).default(3),
     thinkMs: wholeText(0, 10_000).default(30),
@@ -45,8 +48,17 @@ const optionsSchema = z
     clockSkewMaxMs: wholeText(0, 3_600_000).default(60_000),
     keepData: z.boolean().default(false),
     nodeLogLevel: z.enum(['debug', 'info', 'warn', 'error']).default('warn'),
+    netns: z.boolean().default(false),
   })
-  .strict();
+  .strict()
+  .refine((o) => !(o.netns && o.faults?.some((f) => NOT_WITH_NETNS.includes(f))), {
+    path: ['faults'],
+    message: `${NOT_WITH_NETNS.join(',')} cannot run with --netns (nftables drops packets, it does not delay them)`,
+  })
+  .transform(({ faults, ...rest }) => ({
+    ...rest,
+    faults: faults ?? FAULT_KINDS.filter((f) => !rest.netns || !NOT_WITH_NETNS.includes(f)),
+  }));
 
 export type ChaosOptions = z.output<typeof optionsSchema> & {
   readonly cliPath: string;
@@ -88,6 +100,9 @@ export const USAGE = `pnpm chaos [options]
                          clock-back and of half the wipes (default 60000)
   --keep-data            keep the nodes' data dirs even when the run passes
   --node-log-level L     debug, info, warn or error: what nodes/*.log keep (default warn)
+  --netns                each node in its own network namespace with its own address, TLS
+                         and tokens; partitions are nftables rules (root, iproute2 and
+                         nftables needed; no slow fault). See docs/testing.md
 `;
 
 export function parseChaosArgs(argv: readonly string[]): ChaosOptionsInput | 'help' {
@@ -108,6 +123,7 @@ export function parseChaosArgs(argv: readonly string[]): ChaosOptionsInput | 'he
       'clock-skew-max-ms': { type: 'string' },
       'keep-data': { type: 'boolean' },
       'node-log-level': { type: 'string' },
+      netns: { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -126,6 +142,7 @@ export function parseChaosArgs(argv: readonly string[]): ChaosOptionsInput | 'he
     clockSkewMaxMs: values['clock-skew-max-ms'],
     keepData: values['keep-data'],
     nodeLogLevel: values['node-log-level'],
+    netns: values.netns,
   };
   return Object.fromEntries(Object.entries(input).filter(([, v]) => v !== undefined)) as ChaosOptionsInput;
 }

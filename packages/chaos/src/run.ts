@@ -65,6 +65,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
     cliPath: options.cliPath,
     random: createRng(options.seed ^ 0x5bd1e995),
     logLevel: options.nodeLogLevel,
+    network: options.netns ? 'netns' : 'proxy',
   });
   let counter = 0;
   const nextId = (): number => ++counter;

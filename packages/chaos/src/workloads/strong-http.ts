@@ -5,6 +5,7 @@
  * answer cut off, a 5xx: the node may have run the consensus round, or part of it).
  */
 import { pick, type Rng } from '@tessera/core';
+import { nodeFetch } from '../http.js';
 
 /** How a request ended. */
 export type Reply =
@@ -49,7 +50,7 @@ export async function strongCall(
   try {
     let res: Response;
     try {
-      res = await fetch(`${url}${path}`, {
+      res = await nodeFetch(`${url}${path}`, {
         method,
         signal: controller.signal,
         headers: {

@@ -3,6 +3,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { TesseraClient, TesseraError } from '@tessera/client';
 import { between, type Rng } from '@tessera/core';
 import type { Completion, History, WeakWorkload } from '../history.js';
+import { clientAuthOptions } from '../http.js';
 import type { StrongRoutes } from './strong-http.js';
 
 /** Keys of one epoch take the load for this long; then fresh keys, so values and tombstones stay small. */
@@ -113,6 +114,7 @@ export function createClient(
     ringRefreshMs: 2_000,
     nodeDownMs: 2_000,
     backoff: { baseMs: 20, maxMs: 500 },
+    ...clientAuthOptions(),
   });
 }
 

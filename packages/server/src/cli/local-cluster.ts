@@ -19,6 +19,11 @@ export interface LocalNodeSpec {
   readonly extraArgs?: readonly string[];
   /** The node serves HTTPS with a certificate this CA signed (the readiness probe trusts it). */
   readonly caFile?: string;
+  /**
+   * A command the node runs under, which must exec it in place (so a kill reaches the node), e.g.
+   * `['ip', 'netns', 'exec', 'ns1']` to run it in a network namespace.
+   */
+  readonly wrapper?: readonly string[];
 }
 
 export interface LocalClusterOptions {
@@ -64,6 +69,11 @@ export class LocalNode {
     return this.child?.pid;
   }
 
+  /** The exit code once the process ended on its own (null if killed by a signal), else undefined. */
+  get exitCode(): number | null | undefined {
+    return this.running ? undefined : this.child?.exitCode;
+  }
+
   get running(): boolean {
     return this.child !== undefined && this.child.exitCode === null && this.child.signalCode === null;
   }
@@ -87,7 +97,8 @@ export class LocalNode {
       ...(spec.extraArgs ?? []),
     ];
     this.log = createWriteStream(this.logPath, { flags: 'a' });
-    const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    const [command = process.execPath, ...prefix] = [...(spec.wrapper ?? []), process.execPath];
+    const child = spawn(command, [...prefix, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
     child.stdout?.pipe(this.log, { end: false });
     child.stderr?.pipe(this.log, { end: false });
     this.child = child;
