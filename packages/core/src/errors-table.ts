@@ -120,6 +120,16 @@ export const ERROR_CODES = {
   INSUFFICIENT_REPLICAS: node(503, G.UNAVAILABLE, 'Fewer replicas answered than the quorum needs.'),
   NODE_NOT_READY: node(503, G.UNAVAILABLE, 'The node is starting, stopping, or not yet part of a cluster.'),
   PEER_UNAVAILABLE: node(503, G.UNAVAILABLE, 'A peer node could not be reached.'),
+  NODE_LEFT: node(
+    503,
+    G.UNAVAILABLE,
+    'The node left the cluster and handed its data over; send requests to a member (`details.members`).',
+  ),
+  NODE_DRAINING: node(
+    503,
+    G.UNAVAILABLE,
+    'The node is draining (`tessera admin drain`) and will exit; send requests to another node.',
+  ),
   OVERLOADED: node(
     503,
     G.RESOURCE_EXHAUSTED,
@@ -148,6 +158,36 @@ export const ERROR_CODES = {
     'The node cannot join: it already belongs to a cluster, or its id is taken.',
   ),
   CLUSTER_MISMATCH: node(409, G.FAILED_PRECONDITION, 'A peer belongs to another cluster or ring layout.'),
+  NODE_FENCED: node(
+    503,
+    G.FAILED_PRECONDITION,
+    'This data dir was removed, left or replaced under its id: it serves nothing; rejoin with an empty one.',
+  ),
+  PROTOCOL_MISMATCH: node(
+    409,
+    G.FAILED_PRECONDITION,
+    'A peer speaks a peer protocol version this node does not serve; nodes must be at most one version apart.',
+  ),
+  SNAPSHOT_IN_PROGRESS: node(
+    409,
+    G.FAILED_PRECONDITION,
+    'The node is taking a snapshot already (one at a time); wait for it to finish.',
+  ),
+  DIR_NOT_EMPTY: node(
+    409,
+    G.FAILED_PRECONDITION,
+    'The directory a snapshot or a restore would write exists and is not empty.',
+  ),
+  SNAPSHOT_INVALID: node(
+    400,
+    G.INVALID_ARGUMENT,
+    'The snapshot has no valid manifest, or its entries do not match its counts and checksum.',
+  ),
+  DATA_FORMAT_TOO_NEW: node(
+    409,
+    G.FAILED_PRECONDITION,
+    'The data dir or snapshot is in a newer on-disk format than this Tessera reads.',
+  ),
   STORAGE_FAILURE: node(
     500,
     G.INTERNAL,

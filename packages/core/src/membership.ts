@@ -5,6 +5,7 @@
  */
 import type { NodeId } from './clock.js';
 import { TesseraError } from './errors.js';
+import { compareIdentities, type MemberIdentity } from './member-identity.js';
 import type { Ring } from './ring.js';
 import {
   type ChangeRecord,
@@ -25,6 +26,11 @@ export interface Member {
   readonly status: MemberStatus;
   /** Raised by the node itself whenever its own record changes; the higher one wins. */
   readonly incarnation: number;
+  /**
+   * The data dir holding this id (member-identity.ts); a higher identity supersedes a lower one
+   * whatever their incarnations. Absent in records from nodes older than identity fencing.
+   */
+  readonly identity?: MemberIdentity;
 }
 
 /**
@@ -108,8 +114,11 @@ function mergeMembers(a: readonly Member[], b: readonly Member[]): Member[] {
 }
 
 function laterMember(x: Member, y: Member): Member {
+  const identity = compareIdentities(x.identity, y.identity);
+  if (identity !== 0) return identity > 0 ? x : y;
   if (x.incarnation !== y.incarnation) return x.incarnation > y.incarnation ? x : y;
   if (x.status !== y.status) return STATUS_RANK[x.status] > STATUS_RANK[y.status] ? x : y;
+  if ((x.identity === undefined) !== (y.identity === undefined)) return x.identity === undefined ? y : x;
   return `${x.http}|${x.peer}` <= `${y.http}|${y.peer}` ? x : y;
 }
 
@@ -128,7 +137,13 @@ export function sameClusterState(a: ClusterState, b: ClusterState): boolean {
   if (JSON.stringify(a.history ?? []) !== JSON.stringify(b.history ?? [])) return false;
   return a.members.every((m, i) => {
     const o = b.members[i]!;
-    return m.nodeId === o.nodeId && m.incarnation === o.incarnation && m.status === o.status;
+    return (
+      m.nodeId === o.nodeId &&
+      m.incarnation === o.incarnation &&
+      m.status === o.status &&
+      compareIdentities(m.identity, o.identity) === 0 &&
+      (m.identity === undefined) === (o.identity === undefined)
+    );
   });
 }
 

@@ -5,7 +5,7 @@
 import { TesseraError } from '@tessera/core';
 import { z } from 'zod';
 
-const hostPort = z
+export const hostPort = z
   .string()
   .regex(/^[A-Za-z0-9.\-[\]:]+:\d{1,5}$/, 'expected HOST:PORT, e.g. 127.0.0.1:7000')
   .refine((v) => Number(v.slice(v.lastIndexOf(':') + 1)) <= 65535, 'port must be 0..65535');

@@ -1,17 +1,10 @@
-/**
- * --advertise-http / --advertise-peer: a node bound on every interface puts dialable addresses in
- * its member record, a restart with other addresses is gossiped to its peers, and a node that
- * would advertise a wildcard address refuses to start.
- */
-import { spawn } from 'node:child_process';
-import { once } from 'node:events';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LocalNode } from '../src/cli/local-cluster.js';
 import { isWildcard, parseConfig } from '../src/config.js';
-import { DIST_CLI, freePortBlock, waitFor, waitForSettledRing } from './helpers.js';
+import { cli, DIST_CLI, freePortBlock, waitFor, waitForSettledRing } from './helpers.js';
 
 interface MemberRow {
   nodeId: string;
@@ -38,15 +31,6 @@ async function until<T>(what: string, probe: () => Promise<T | undefined>, timeo
     what,
   );
   return value as T;
-}
-
-async function cli(args: string[]): Promise<{ code: number | null; out: string }> {
-  const child = spawn(process.execPath, [DIST_CLI, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
-  let out = '';
-  child.stdout.on('data', (d: Buffer) => (out += d.toString()));
-  child.stderr.on('data', (d: Buffer) => (out += d.toString()));
-  const [code] = (await once(child, 'exit')) as [number | null];
-  return { code, out };
 }
 
 let dir: string;

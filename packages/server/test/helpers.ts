@@ -1,4 +1,6 @@
 /** Helpers for black-box tests against real node processes on loopback. */
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -11,6 +13,16 @@ export { freePortBlock };
 
 /** Tests run the compiled CLI, exactly as a user does (`pnpm test` builds first). */
 export const DIST_CLI = fileURLToPath(new URL('../dist/cli/main.js', import.meta.url));
+
+/** Runs `tessera ARGS` to its exit: its exit code and its stdout and stderr together. */
+export async function cli(args: readonly string[]): Promise<{ code: number | null; out: string }> {
+  const child = spawn(process.execPath, [DIST_CLI, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+  child.stderr.on('data', (d: Buffer) => (out += d.toString()));
+  const [code] = (await once(child, 'exit')) as [number | null];
+  return { code, out };
+}
 
 export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {

@@ -1,12 +1,3 @@
-/**
- * Security end to end, on real processes: `tessera certs` makes a CA, node certificates and
- * tokens; three nodes run with HTTPS, mutual TLS between peers, tokens and a cluster secret
- * (docs/security.md). Clients need the CA and a token; admin routes need the admin token; peers
- * with a certificate from another CA, or that are not members, are refused; no log line holds
- * a secret.
- */
-import { spawn } from 'node:child_process';
-import { once } from 'node:events';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -20,7 +11,7 @@ import { LocalNode, localNodeSpecs } from '../src/cli/local-cluster.js';
 import { identityInterceptor } from '../src/transport/credentials.js';
 import { createPeerClient } from '../src/transport/grpc-client.js';
 import { expectTesseraError } from './grpc-kit.js';
-import { DIST_CLI, freePortBlock, waitFor } from './helpers.js';
+import { cli, DIST_CLI, freePortBlock, waitFor } from './helpers.js';
 
 let dir: string;
 let certs: string;
@@ -30,14 +21,6 @@ const secrets = { client: '', admin: '', cluster: '' };
 const WRONG_TOKEN = 'wrong-token-0123456789abcdef-0123456789';
 
 /** Runs the compiled CLI; resolves with its exit code and output. */
-async function cli(args: string[]): Promise<{ code: number | null; out: string }> {
-  const child = spawn(process.execPath, [DIST_CLI, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
-  let out = '';
-  child.stdout.on('data', (d: Buffer) => (out += d.toString()));
-  child.stderr.on('data', (d: Buffer) => (out += d.toString()));
-  const [code] = (await once(child, 'exit')) as [number | null];
-  return { code, out };
-}
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'tessera-security-'));

@@ -18,7 +18,13 @@ import {
   waitForSettledRing,
 } from './helpers.js';
 
-const SETTINGS = { peerRetryMs: 300, gossipIntervalMs: 200, transferStartDelayMs: 300, peerTimeoutMs: 500 };
+const SETTINGS = {
+  peerRetryMs: 300,
+  gossipIntervalMs: 200,
+  transferStartDelayMs: 300,
+  peerTimeoutMs: 500,
+  retireDelayMs: 300,
+};
 const KEYS = ['stock/r0', 'stock/r1', 'stock/r2'];
 let cluster: TestCluster;
 let joined: LocalNode | undefined;

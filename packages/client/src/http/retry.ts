@@ -5,7 +5,7 @@
  * | failure                                                          | get, strong get, transactGet | put; delete without context; strong put or delete without condition | delete with context; strong write with condition; transact |
  * | ---------------------------------------------------------------- | ---------------------------- | -------------------------------------------------------------------- | ---------------------------------------------------------- |
  * | NODE_UNREACHABLE (not sent: no connection, or a browser's refusal) | yes                          | yes                                                                  | yes                                                        |
- * | 503 NODE_NOT_READY, OVERLOADED (refused before work)             | yes                          | yes                                                                  | yes                                                        |
+ * | 503 NODE_NOT_READY, OVERLOADED, NODE_LEFT, NODE_FENCED (refused) | yes                          | yes                                                                  | yes                                                        |
  * | CONNECTION_FAILED, REQUEST_TIMEOUT                               | yes                          | no: may have been applied                                            | yes                                                        |
  * | 503 INSUFFICIENT_REPLICAS, PEER_UNAVAILABLE, 504 TIMEOUT         | once, on another node        | no: may have been applied                                            | once, on another node                                      |
  * | 503 STRONG_UNAVAILABLE, other 5xx, BAD_RESPONSE with a 5xx       | yes                          | no: may have been applied                                            | yes                                                        |
@@ -51,7 +51,7 @@ import { TesseraError } from '../errors.js';
 export type Safety = 'read' | 'write' | 'tombstone' | 'conditional' | 'token';
 
 /** Server codes that mean the node refused the request before doing any work. */
-const REFUSED_BEFORE_WORK = new Set(['NODE_NOT_READY', 'OVERLOADED']);
+const REFUSED_BEFORE_WORK = new Set(['NODE_NOT_READY', 'OVERLOADED', 'NODE_LEFT', 'NODE_FENCED']);
 
 /** A coordinator's answer about the key's replicas: another coordinator asks the same ones. */
 const VERDICTS = new Set(['INSUFFICIENT_REPLICAS', 'PEER_UNAVAILABLE', 'TIMEOUT']);

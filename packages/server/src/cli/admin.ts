@@ -3,8 +3,14 @@ import { parseArgs } from 'node:util';
 import { ERROR_CODES, type ErrorCode, type Ring, replicasOf, TesseraError } from '@tessera/core';
 import { readPem } from '../security/pem.js';
 import { readSecrets } from '../security/secrets.js';
+import { runDrain } from './admin-drain.js';
+import { FIGURES_TIMEOUT_MS, gatherFigures, type NodeFigures, renderFigures } from './admin-figures.js';
+import { runRepair } from './admin-repair.js';
+import { departureLines } from './departure-progress.js';
 import { type HttpAnswer, httpCall } from './http-call.js';
 import { follow, renderBar, type StatusLike, summarize } from './progress.js';
+import { runSnapshot } from './snapshot.js';
+import { renderTable } from './table.js';
 
 interface StatusBody {
   nodeId: string;
@@ -31,17 +37,26 @@ export async function runAdmin(sub: string, argv: string[]): Promise<number> {
       seed: { type: 'string' },
       'node-id': { type: 'string' },
       json: { type: 'boolean', default: false },
+      // Waiting is the default (a leave: until the node has handed everything over); --wait says so.
+      wait: { type: 'boolean', default: false },
       'no-wait': { type: 'boolean', default: false },
       'token-file': { type: 'string' },
       ca: { type: 'string' },
+      out: { type: 'string' },
+      partition: { type: 'string' },
+      'timeout-ms': { type: 'string' },
     },
     strict: true,
   });
+  if (values.wait && values['no-wait'])
+    throw new TesseraError('BAD_REQUEST', 'Pass --wait or --no-wait, not both.');
   const base = values.node.replace(/\/+$/, '');
   const auth = await adminAuth(values['token-file'], values.ca);
-  const call = (method: string, path: string, body?: unknown): Promise<unknown> =>
-    callNode(base, method, path, auth, body);
-  const fetchStatus = async (): Promise<StatusLike> => (await call('GET', '/v1/status')) as StatusLike;
+  const call = (method: string, path: string, body?: unknown, timeoutMs?: number): Promise<unknown> =>
+    callNode(base, method, path, auth, body, timeoutMs);
+  // Each member asked at its own address (summarize), not always the node given.
+  const fetchStatus = async (at: string = base): Promise<StatusLike> =>
+    (await callNode(at, 'GET', '/v1/status', auth)) as StatusLike;
   const wait = async (): Promise<number> =>
     (await follow(base, fetchStatus, process.stdout, FOLLOW_MS)) ? 0 : 1;
   switch (sub) {
@@ -54,6 +69,20 @@ export async function runAdmin(sub: string, argv: string[]): Promise<number> {
       process.stdout.write(renderStatus(body));
       const summary = await summarize(base, fetchStatus);
       if (summary !== undefined) process.stdout.write(`transfers: ${renderBar(summary)}\n`);
+      const scheme = base.startsWith('https://') ? 'https' : 'http';
+      const fetchAt = async (address: string) =>
+        (await callNode(`${scheme}://${address}`, 'GET', '/v1/status', auth)) as StatusLike;
+      for (const line of await departureLines(body, fetchAt)) process.stdout.write(`${line}\n`);
+      const figuresAt = async (address: string) =>
+        (await callNode(
+          `${scheme}://${address}`,
+          'GET',
+          '/v1/status',
+          auth,
+          undefined,
+          FIGURES_TIMEOUT_MS,
+        )) as NodeFigures;
+      process.stdout.write(`\n${renderFigures(await gatherFigures(body.members, figuresAt))}`);
       return 0;
     }
     case 'join':
@@ -69,10 +98,16 @@ export async function runAdmin(sub: string, argv: string[]): Promise<number> {
         throw new TesseraError('BAD_REQUEST', 'admin remove needs --node-id ID.');
       print(await call('POST', '/v1/admin/remove', { nodeId: values['node-id'] }));
       return values['no-wait'] ? 0 : await wait();
+    case 'snapshot':
+      return runSnapshot(call, values.out, values.json);
+    case 'repair':
+      return runRepair(call, values.partition, values.json);
+    case 'drain':
+      return runDrain(call, values['timeout-ms']);
     default:
       throw new TesseraError(
         'BAD_REQUEST',
-        `Unknown admin command "${sub}". Use status, join, leave or remove.`,
+        `Unknown admin command "${sub}". Use status, join, leave, remove, snapshot, repair or drain.`,
       );
   }
 }
@@ -98,10 +133,11 @@ async function callNode(
   path: string,
   auth: AdminAuth,
   body?: unknown,
+  timeoutMs = 10_000,
 ): Promise<unknown> {
   let res: HttpAnswer;
   try {
-    res = await httpCall(`${base}${path}`, { method, body, ...auth, timeoutMs: 10_000 });
+    res = await httpCall(`${base}${path}`, { method, body, ...auth, timeoutMs });
   } catch (err) {
     throw unreachable(base, err);
   }
@@ -161,18 +197,11 @@ export function renderStatus(s: StatusBody): string {
     m.peer,
   ]);
   const header = ['NODE', 'STATUS', 'PARTITIONS', 'REPLICA OF', 'HTTP', 'PEER'];
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
-  const line = (cells: string[]): string =>
-    cells
-      .map((c, i) => c.padEnd(widths[i]!))
-      .join('  ')
-      .trimEnd();
   return [
     `cluster ${s.clusterId}  (as seen by ${s.nodeId})`,
     `N=${s.n} R=${s.r} W=${s.w}  partitions=${s.partitionCount}  ring version ${s.ringVersion}`,
     '',
-    line(header),
-    ...rows.map(line),
+    ...renderTable(header, rows),
     '',
   ].join('\n');
 }

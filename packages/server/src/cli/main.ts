@@ -6,6 +6,7 @@ import { runAdmin } from './admin.js';
 import { runCerts } from './certs.js';
 import { runClusterUp } from './cluster-up.js';
 import { cliCommand, DOCS_URL } from './invocation.js';
+import { runRestore } from './restore.js';
 import { runStart } from './start.js';
 
 function usage(cmd: string): string {
@@ -20,7 +21,13 @@ function usage(cmd: string): string {
   ${cmd} cluster up --nodes K [--dir DIR] [--http-port 7000] [--peer-port 8000] [--host 127.0.0.1] [--certs DIR]
   ${pad}            [--strong stock,orders,accounts]
   ${cmd} admin status|join|leave|remove [--node http://127.0.0.1:7000] [--seed HOST:PORT] [--node-id ID] [--json]
+  ${pad}       [--wait (default; leave: until the node handed everything over) | --no-wait]
   ${pad}       [--token-file ADMIN_TOKEN_FILE] [--ca CA_FILE]
+  ${cmd} admin snapshot --out DIR [--node URL] [--json]   (DIR: new or empty, on the node's machine)
+  ${cmd} admin repair [--partition P] [--node URL] [--json]   (anti-entropy now: all this node's partitions, or P)
+  ${cmd} admin drain [--timeout-ms 60000] [--node URL]   (refuse clients, hand hints over, then exit)
+  ${cmd} restore --from SNAPSHOT_DIR --data-dir NEW_DIR [--advertise-http HOST:PORT] [--advertise-peer HOST:PORT]
+  ${pad}         [--into-running-cluster] [--json]
   ${cmd} certs --nodes ID[,ID...] [--dir .tessera/certs] [--hosts 127.0.0.1,localhost,::1] [--days 365] [--tokens]
 
 Docs:
@@ -60,6 +67,8 @@ async function main(argv: string[]): Promise<number> {
       break;
     case 'certs':
       return runCerts(argv.slice(1));
+    case 'restore':
+      return runRestore(argv.slice(1));
     case undefined:
     case 'help':
     case '--help':

@@ -81,12 +81,18 @@ export async function runStart(argv: string[]): Promise<number> {
   };
   const config = parseConfig({ ...fromFile, ...definedOnly(flags) });
   const log = createLogger({ level: config.logLevel, nodeId: config.nodeId });
-  const node = await startServer(config, log);
+  let stopOn: (signal: string) => void = () => {};
+  // A drained node (tessera admin drain) stops as on SIGTERM, and exits 0.
+  const node = await startServer(config, log, { onDrained: () => stopOn('drained') });
   await new Promise<void>((resolve) => {
+    let stopping = false;
     const stop = (signal: string): void => {
+      if (stopping) return;
+      stopping = true;
       log.info({ signal }, 'stopping on signal');
       node.stop().finally(resolve);
     };
+    stopOn = stop;
     process.once('SIGTERM', () => stop('SIGTERM'));
     process.once('SIGINT', () => stop('SIGINT'));
   });

@@ -3,7 +3,15 @@
  * persisted in the storage engine's meta namespace, so a restarted node keeps its identity and
  * partitions and never claims anew.
  */
-import { type ClusterState, mergeClusterStates, sameClusterState, TesseraError } from '@tessera/core';
+import { randomInt } from 'node:crypto';
+import {
+  type ClusterState,
+  isIdentityTag,
+  mergeClusterStates,
+  newIdentityTag,
+  sameClusterState,
+  TesseraError,
+} from '@tessera/core';
 import { z } from 'zod';
 import type { StorageEngine } from '../storage/engine.js';
 
@@ -16,6 +24,7 @@ const memberSchema = z.object({
   peer: z.string(),
   status: z.enum(['joining', 'member', 'leaving', 'removed']),
   incarnation: z.number().int().min(0),
+  identity: z.object({ tag: z.string(), generation: z.number().int().min(0) }).optional(),
 });
 
 const ringSchema = z.object({
@@ -40,12 +49,18 @@ export const clusterStateSchema = z.object({
     .optional(),
 });
 
-const identitySchema = z.object({ nodeId: z.string(), createdMs: z.number() });
+/** The data dir's owner, and its identity tag (core member-identity.ts; absent in dirs older than it). */
+const identitySchema = z.object({
+  nodeId: z.string(),
+  createdMs: z.number(),
+  tag: z.string().refine(isIdentityTag).optional(),
+});
 
 export class ClusterView {
   private current: ClusterState | undefined;
   private readonly listeners: Array<(state: ClusterState) => void> = [];
   private persisting: Promise<void> = Promise.resolve();
+  private identityTag: string | undefined;
 
   constructor(private readonly engine: StorageEngine) {}
 
@@ -58,9 +73,22 @@ export class ClusterView {
         `This data dir belongs to node "${identity.nodeId}", not "${nodeId}". Start with --node-id ${identity.nodeId}, or use another --data-dir.`,
       );
     }
-    if (identity === undefined) await this.writeJson(IDENTITY_KEY, { nodeId, createdMs: Date.now() });
+    this.identityTag = identity?.tag ?? newIdentityTag(() => randomInt(2 ** 32) / 2 ** 32);
+    if (identity?.tag === undefined)
+      await this.writeJson(IDENTITY_KEY, {
+        nodeId,
+        createdMs: identity?.createdMs ?? Date.now(),
+        tag: this.identityTag,
+      });
     this.current = await this.readJson(STATE_KEY, clusterStateSchema);
     return this.current;
+  }
+
+  /** This data dir's identity tag (minted with the dir); known once `load` ran. */
+  get tag(): string {
+    if (this.identityTag === undefined)
+      throw new TesseraError('NODE_NOT_READY', 'This node has not read its data dir yet; retry shortly.');
+    return this.identityTag;
   }
 
   get state(): ClusterState | undefined {

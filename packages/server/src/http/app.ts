@@ -14,6 +14,7 @@ import Fastify, {
 import type { Config } from '../config.js';
 import type { Logger } from '../logger.js';
 import type { NodeMetrics } from '../node/metrics.js';
+import { type AdminOpsRouteDeps, registerAdminOpsRoutes } from './admin-ops-routes.js';
 import { registerAuth } from './auth.js';
 import { type BatchRouteDeps, registerBatchRoutes } from './batch-routes.js';
 import { handleClientError } from './client-errors.js';
@@ -23,7 +24,8 @@ import { type FaultRouteDeps, registerFaultRoutes } from './fault-routes.js';
 import { type KvRouteDeps, registerKvRoutes } from './kv-routes.js';
 import { type ListRouteDeps, registerListRoutes } from './list-routes.js';
 import { registerOpenApiRoute, trackRoutes } from './openapi.js';
-import { requestGuard } from './request-guard.js';
+import { type RequestGuardDeps, requestGuard } from './request-guard.js';
+import { registerSnapshotRoutes, type SnapshotRouteDeps } from './snapshot-routes.js';
 import { registerTransactionRoutes } from './strong-routes.js';
 import { httpsServerFactory } from './tls.js';
 import { registerUiRoute } from './ui-route.js';
@@ -50,11 +52,14 @@ export type HttpSettings = Pick<
 export type HttpAppDeps = {
   readonly config: HttpSettings;
   readonly metrics: Pick<NodeMetrics, 'connectionsDropped'>;
-} & KvRouteDeps &
+} & Pick<RequestGuardDeps, 'refuseClients'> &
+  KvRouteDeps &
   ListRouteDeps &
   BatchRouteDeps &
   ClusterRouteDeps &
-  FaultRouteDeps;
+  FaultRouteDeps &
+  SnapshotRouteDeps &
+  AdminOpsRouteDeps;
 
 /** Serves the API at `address` until closed. */
 export async function serveHttp(
@@ -117,6 +122,8 @@ export function createHttpApp(deps: HttpAppDeps, log: Logger): FastifyInstance {
   registerClusterRoutes(app, deps);
   registerUiRoute(app);
   registerFaultRoutes(app, deps);
+  registerAdminOpsRoutes(app, deps);
+  registerSnapshotRoutes(app, deps);
   registerOpenApiRoute(app);
   return app;
 }

@@ -16,11 +16,17 @@ export interface ClusterRouteDeps {
   readonly repairStatus: () => RepairView;
   readonly metrics: Pick<NodeMetrics, 'registry'>;
   readonly membership: Pick<MembershipService, 'join' | 'leave' | 'remove'>;
+  /** While true, /health answers 503 `draining` so that load balancers stop sending (node/drain.ts). */
+  readonly drain?: { readonly draining: boolean };
 }
 
 export function registerClusterRoutes(app: FastifyInstance, deps: ClusterRouteDeps): void {
   const { nodeId } = deps.config;
-  app.get('/health', async () => ({ status: 'ok', nodeId }));
+  app.get('/health', async (_req, reply) =>
+    deps.drain?.draining === true
+      ? reply.code(503).send({ status: 'draining', nodeId })
+      : { status: 'ok', nodeId },
+  );
 
   app.get('/metrics', async (_req, reply) => {
     const { registry } = deps.metrics;

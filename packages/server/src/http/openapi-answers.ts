@@ -113,7 +113,7 @@ export const memberStatus = z.object({
   nodeId: z.string(),
   http: z.string(),
   peer: z.string(),
-  status: z.enum(['up', 'down', 'joining', 'leaving']),
+  status: z.enum(['up', 'down', 'joining', 'leaving', 'retiring']),
   partitions: z.int(),
 });
 
@@ -130,6 +130,45 @@ export const statusBody = z
     storage: z.string(),
     durability: z.string(),
     members: z.array(memberStatus),
+    departure: z
+      .object({
+        phase: z.enum(['leaving', 'retiring', 'left']),
+        partitionsHeld: z.int().nullable(),
+        keysHeld: z.int().nullable(),
+        keysHandedOver: z.int(),
+        hintsHeld: z.int(),
+        progress: z.number(),
+      })
+      .nullable()
+      .meta({ description: 'This node on its way out of the cluster after a leave; null when not leaving.' }),
+    stored: z
+      .object({
+        keys: z.int(),
+        tombstones: z.int(),
+        bytes: z.int(),
+        partitionsCounted: z.int(),
+        partitionCount: z.int(),
+      })
+      .meta({
+        description: 'What this node stores, over the partitions counted so far (all, soon after a start).',
+      }),
+    hintsHeld: z
+      .object({ count: z.int(), bytes: z.int() })
+      .meta({ description: 'Hints held for other nodes.' }),
+    drain: z
+      .looseObject({ phase: z.enum(['serving', 'draining', 'drained', 'timed-out']) })
+      .meta({ description: 'Whether this node drains (POST /v1/admin/drain).' }),
+    fenced: z
+      .object({
+        reason: z.enum(['removed', 'left', 'superseded']),
+        message: z.string(),
+        learnedFrom: z.string(),
+      })
+      .nullable()
+      .meta({
+        description:
+          "Why this node's data dir serves nothing (identity fencing: removed, left, or replaced under its id); null when it serves.",
+      }),
   })
   .meta({ id: 'Status', description: "This node's view of its cluster; every field is in docs/api.md." });
 

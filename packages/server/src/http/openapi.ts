@@ -9,6 +9,7 @@ import { OpenAPIRegistry, OpenApiGeneratorV31, type RouteConfig } from '@asteaso
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { faultsBodySchema } from './fault-routes.js';
+import { adminOpsRoutes } from './openapi-admin-ops.js';
 import {
   batchBody,
   contextBody,
@@ -23,6 +24,7 @@ import {
   siblingsBody,
   statusBody,
 } from './openapi-answers.js';
+import { snapshotRoutes } from './openapi-snapshot.js';
 import { strongBody, strongRoutes } from './openapi-strong.js';
 import {
   BATCH_KEYS_MAX,
@@ -168,6 +170,10 @@ const ROUTES: readonly RouteConfig[] = [
     security: [],
     responses: {
       200: json(z.object({ status: z.literal('ok'), nodeId: z.string() }), 'The node serves requests.'),
+      503: json(
+        z.object({ status: z.literal('draining'), nodeId: z.string() }),
+        'The node is draining (POST /v1/admin/drain): send requests elsewhere.',
+      ),
     },
   },
   {
@@ -249,7 +255,13 @@ export function openApiDocument(): OpenApiDocument {
     description:
       'Needed only on nodes started with tokens: the client token, or the admin token for /v1/admin/* (docs/security.md).',
   });
-  for (const route of [...ROUTES, ...strongRoutes(errors)]) registry.registerPath(route);
+  for (const route of [
+    ...ROUTES,
+    ...strongRoutes(errors),
+    ...snapshotRoutes(errors),
+    ...adminOpsRoutes(errors),
+  ])
+    registry.registerPath(route);
   return new OpenApiGeneratorV31(registry.definitions).generateDocument({
     openapi: '3.1.0',
     info: {

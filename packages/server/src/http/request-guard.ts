@@ -18,6 +18,8 @@ export interface RequestGuardDeps {
   readonly metrics: Pick<NodeMetrics, 'requests' | 'inflight' | 'latency'>;
   /** Foreground latencies, which background work yields to (paper 6.5). */
   readonly admission: Pick<AdmissionController, 'recordForeground'>;
+  /** Why this node refuses every data request now (NODE_LEFT once it has left the cluster), else undefined. */
+  readonly refuseClients?: () => TesseraError | undefined;
 }
 
 export type Handler = (req: FastifyRequest, reply: FastifyReply) => Promise<unknown>;
@@ -38,6 +40,11 @@ export function requestGuard(deps: RequestGuardDeps): RequestGuard {
   const admit =
     (op: Op) =>
     async (_req: FastifyRequest, reply: FastifyReply): Promise<void> => {
+      const refused = deps.refuseClients?.();
+      if (refused !== undefined) {
+        deps.metrics.requests.inc({ op, outcome: refused.code });
+        throw refused;
+      }
       if (inflight >= deps.config.inflightMax) {
         deps.metrics.requests.inc({ op, outcome: 'OVERLOADED' });
         throw new TesseraError(

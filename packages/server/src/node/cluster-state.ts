@@ -18,13 +18,24 @@ import type { Logger } from '../logger.js';
 const PARTITIONS_DEFAULT = 64;
 
 import type { PeerClientSecurity } from '../transport/credentials.js';
+import { adoptIdentity, checkSeedsCluster } from './identity-start.js';
 import { joinThroughSeeds } from './join.js';
 
-/** This node as a member, as it asks to be admitted: its advertised addresses, not its bind addresses. */
+/**
+ * This node as a member, as it asks to be admitted: its advertised addresses, not its bind
+ * addresses, and its data dir's identity `tag` (the admitting seed sets the generation).
+ */
 export function selfMember(
   config: Pick<Config, 'nodeId' | 'http' | 'peer' | 'advertiseHttp' | 'advertisePeer'>,
+  tag: string,
 ): Member {
-  return { nodeId: config.nodeId, ...advertised(config), status: 'member', incarnation: 1 };
+  return {
+    nodeId: config.nodeId,
+    ...advertised(config),
+    status: 'member',
+    incarnation: 1,
+    identity: { tag, generation: 1 },
+  };
 }
 
 /** Loads the persisted state; on a new data dir, creates a cluster or joins the seeds' one. */
@@ -35,10 +46,15 @@ export async function loadClusterState(
   security: PeerClientSecurity,
 ): Promise<ClusterState> {
   const loaded = await view.load(config.nodeId);
+  if (loaded !== undefined) await checkSeedsCluster(config, loaded, log, security);
   const state =
     loaded === undefined
       ? await firstState(config, view, log, security)
-      : await readvertise(config, view, await checkSettings(config, view, loaded, log), log);
+      : await adoptIdentity(
+          view,
+          await readvertise(config, view, await checkSettings(config, view, loaded, log), log),
+          config.nodeId,
+        );
   log.info(
     { clusterId: state.clusterId, ringVersion: state.ring.version, members: state.members.length },
     'cluster state ready',
@@ -118,7 +134,7 @@ async function firstState(
   log: Logger,
   security: PeerClientSecurity,
 ): Promise<ClusterState> {
-  const self = selfMember(config);
+  const self = selfMember(config, view.tag);
   // A seed list shared by every node (a StatefulSet's, a config file's) names this node too: it is
   // not a seed to join through. A node whose only seeds are itself creates the cluster.
   const seeds = config.seeds.filter((s) => s !== config.peer && s !== self.peer);

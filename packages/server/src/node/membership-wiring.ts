@@ -7,10 +7,11 @@ import type { PeerDirectory } from '../cluster/peers.js';
 import type { Config } from '../config.js';
 import type { Logger } from '../logger.js';
 import type { StorageEngine } from '../storage/engine.js';
+import type { HintStore } from '../storage/hint-store.js';
 import type { ReplicaStore } from '../storage/replica-store.js';
 import type { StrongService } from '../strong/service.js';
 import { CursorStore } from '../transfer/cursor.js';
-import { MembershipService } from '../transfer/membership-service.js';
+import { type MembershipDeps, MembershipService } from '../transfer/membership-service.js';
 import { TransferReceiver } from '../transfer/receiver.js';
 import type { PeerClientSecurity } from '../transport/credentials.js';
 import { settingsOf } from './cluster-state.js';
@@ -20,6 +21,7 @@ export interface MembershipParts {
   readonly config: Config;
   readonly view: ClusterView;
   readonly store: ReplicaStore;
+  readonly hints: Pick<HintStore, 'totals'>;
   readonly engine: StorageEngine;
   readonly peers: PeerDirectory;
   readonly admission: AdmissionController;
@@ -31,6 +33,8 @@ export interface MembershipParts {
   readonly security?: PeerClientSecurity;
   /** The node's clock (offset under fault injection). */
   readonly now: () => number;
+  /** What this node served as a transfer source (node/peer-serving.ts). */
+  readonly sent?: MembershipDeps['sent'];
 }
 
 export function startMembership(p: MembershipParts): MembershipService {
@@ -63,6 +67,7 @@ export function startMembership(p: MembershipParts): MembershipService {
     view: p.view,
     store: p.store,
     receiver,
+    ...(p.sent === undefined ? {} : { sent: p.sent }),
     isDown,
     intervalMs: config.transferIntervalMs,
     retireDelayMs: config.retireDelayMs,
@@ -74,6 +79,7 @@ export function startMembership(p: MembershipParts): MembershipService {
         throw new TesseraError('PEER_UNAVAILABLE', `Node ${node} is not a known member.`, { peer: node });
       await client.replicate(key, state, config.peerTimeoutMs);
     },
+    hintsHeld: () => p.hints.totals().count,
     now: p.now,
     log,
     changed,

@@ -18,16 +18,19 @@ import { assembleNode, type NodeParts, openStores } from './assembly.js';
 import { nodeClock } from './clock.js';
 import { Closers } from './closers.js';
 import { loadClusterState, selfMember } from './cluster-state.js';
+import { fencedConnector, NodeFence } from './fence.js';
 import { type HostPort, splitHostPort } from './host-port.js';
 import { Incarnation } from './incarnation.js';
 import { startMembership } from './membership-wiring.js';
 import { registerMembershipMetrics } from './metrics.js';
 import { openEngine } from './open-engine.js';
-import { listenForPeers } from './peer-serving.js';
+import { listenForPeers, type PeerServing } from './peer-serving.js';
 
 /** A started node: its parts, and the membership machinery running on them. */
 export interface RunningNode extends NodeParts {
   readonly membership: MembershipService;
+  /** Whether this node's data dir is fenced (removed, left, superseded): then it serves nothing. */
+  readonly fence: NodeFence;
 }
 
 /** Serves clients of a started node at `address`; started last, closed first. */
@@ -62,27 +65,30 @@ export class TesseraNode {
 
 async function boot(config: Config, log: Logger, front: ClientFront, closers: Closers): Promise<RunningNode> {
   enforceExposure(config, log);
-  const security = loadPeerSecurity(config);
+  const fence = new NodeFence(config.nodeId, log.child({ component: 'fence' }));
+  const security = loadPeerSecurity(config, () => fence.metadata());
   const engine = await openEngine(config);
   closers.add(() => engine.close());
   const incarnation = await Incarnation.open(engine, { node: config.nodeId });
   // Closed just before the engine, after everything that writes: only then is the stop clean.
   closers.add(() => incarnation.closeCleanly());
   const view = new ClusterView(engine);
+  fence.bind(view);
   // Checked before this node can be admitted anywhere: a start that would fail on its HTTP port
   // must fail before a seed adds it to a ring change.
   await assertCanListen(splitHostPort(config.http), 'HTTP');
-  const peerServing = await listenForPeers(config, view, security, log);
+  const peerServing = await listenForPeers(config, view, security, log, () => fence.refusal());
   closers.add(() => peerServing.server.close());
   await loadClusterState(config, view, log, security.client);
+  fence.watch();
   const now = nodeClock(config);
-  const connect = peerConnector(security.client, log);
+  const connect = fencedConnector(peerConnector(security.client, log), fence);
   const parts = assembleNode({ config, engine, incarnation, view, now, random: Math.random, connect, log });
   closers.add(async () => parts.peers.close());
   await openStores(parts);
   await parts.strong.open({ newDataDir: incarnation.newDataDir });
   peerServing.ready(parts);
-  const node = startBackground(parts, security.client, closers);
+  const node = startBackground({ ...parts, fence }, security.client, closers, peerServing.sent);
   const clients = await front(node, splitHostPort(config.http));
   closers.add(() => clients.close());
   const tls = { httpTls: config.httpTls !== undefined, peerTls: config.peerTls !== undefined };
@@ -128,7 +134,12 @@ function peerConnector(security: PeerClientSecurity, log: Logger): PeerClientFac
 const STRONG_SWEEP_INTERVAL_MS = 1_000;
 
 /** Starts the timers: handoff, anti-entropy, gossip, membership changes; each stopped before the last. */
-function startBackground(parts: NodeParts, security: PeerClientSecurity, closers: Closers): RunningNode {
+function startBackground(
+  parts: NodeParts & Pick<RunningNode, 'fence'>,
+  security: PeerClientSecurity,
+  closers: Closers,
+  sent: PeerServing['sent'],
+): RunningNode {
   const { config, handoff, antiEntropy, gossip } = parts;
   handoff.start();
   closers.add(async () => handoff.stop());
@@ -139,7 +150,7 @@ function startBackground(parts: NodeParts, security: PeerClientSecurity, closers
   const sweep = setInterval(() => void parts.strong.tick(), STRONG_SWEEP_INTERVAL_MS);
   sweep.unref();
   closers.add(async () => clearInterval(sweep));
-  const membership = startMembership({ ...parts, self: selfMember(config), security });
+  const membership = startMembership({ ...parts, self: selfMember(config, parts.view.tag), security, sent });
   registerMembershipMetrics(parts.metrics.registry, {
     joinsAbandoned: () => membership.joinsAbandoned,
     transfers: () => membership.transfers(),
@@ -147,5 +158,13 @@ function startBackground(parts: NodeParts, security: PeerClientSecurity, closers
     received: () => membership.received,
   });
   closers.add(async () => membership.stop());
+  // A fenced data dir takes no part in the cluster any more: nothing in the background runs.
+  parts.fence.onFenced(() => {
+    handoff.stop();
+    gossip.stop();
+    membership.stop();
+    clearInterval(sweep);
+    void antiEntropy.stop();
+  });
   return { ...parts, membership };
 }

@@ -3,6 +3,7 @@ import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Config } from '../config.js';
 import type { StorageEngine } from '../storage/engine.js';
+import { checkFormat } from '../storage/format.js';
 import { LevelEngine } from '../storage/level-engine.js';
 import { MemoryEngine } from '../storage/memory-engine.js';
 
@@ -15,5 +16,10 @@ export async function openEngine(config: Pick<Config, 'storage' | 'dataDir'>): P
   await mkdir(config.dataDir, { recursive: true });
   const engine = new LevelEngine(join(config.dataDir, 'db'));
   await engine.open();
+  // Before anything writes to it: a data dir of a newer format is refused untouched.
+  await checkFormat(engine, `The data dir ${config.dataDir}`).catch(async (err: unknown) => {
+    await engine.close();
+    throw err;
+  });
   return engine;
 }

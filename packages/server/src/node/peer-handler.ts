@@ -3,6 +3,7 @@
  * The gRPC server validated the shapes; contents are validated here as they are decoded.
  */
 import {
+  admittedIdentity,
   type ClusterSettings,
   type ClusterState,
   decodePeerState,
@@ -118,13 +119,33 @@ export class PeerHandler implements PeerApi {
           `Node id "${member.nodeId}" is already a member at ${known.peer}. Pick another --node-id, or restart that node with its own data dir.`,
         );
       }
-      return state;
+      if (member.identity === undefined || known.identity?.tag === member.identity.tag) return state;
+      return this.supersede(known, member.identity.tag);
     }
     // Admission only records the intent; the claimant moves partitions to it (transfer/claimant.ts).
     const incarnation =
       known === undefined ? member.incarnation : Math.max(member.incarnation, known.incarnation + 1);
-    await this.view.merge(withMember(state, { ...member, incarnation, status: 'joining' }));
+    const identity =
+      member.identity === undefined ? {} : { identity: admittedIdentity(known, member.identity.tag) };
+    await this.view.merge(withMember(state, { ...member, ...identity, incarnation, status: 'joining' }));
     this.log.info({ joining: member.nodeId }, 'node admitted; its partitions follow');
+    this.changed();
+    return this.view.require();
+  }
+
+  /**
+   * A member rejoins with a new data dir (wiped, at the same addresses): the new identity takes
+   * its record over, so its old data dir, if it ever runs again, is refused (identity fencing).
+   */
+  private async supersede(known: Member, tag: string): Promise<ClusterState> {
+    const identity = admittedIdentity(known, tag);
+    await this.view.merge(
+      withMember(this.view.require(), { ...known, identity, incarnation: known.incarnation + 1 }),
+    );
+    this.log.info(
+      { nodeId: known.nodeId, generation: identity.generation },
+      'member rejoined with a new data dir; its earlier data dir is fenced',
+    );
     this.changed();
     return this.view.require();
   }

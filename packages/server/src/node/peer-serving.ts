@@ -24,6 +24,8 @@ export interface PeerServing {
     >,
   ): void;
   readonly server: PeerServerHandle;
+  /** What this node served to receivers of partition transfers. */
+  readonly sent: PartitionSource['sent'];
 }
 
 export async function listenForPeers(
@@ -31,6 +33,8 @@ export async function listenForPeers(
   view: ClusterView,
   security: PeerSecurity,
   log: Logger,
+  /** Why this node serves no peer (its data dir is fenced: fence.ts), if it does not. */
+  fenced?: () => TesseraError | undefined,
 ): Promise<PeerServing> {
   const handler = new PeerHandler(config.nodeId, view, log.child({ component: 'peer-handler' }));
   const source = new PartitionSource();
@@ -55,7 +59,7 @@ export async function listenForPeers(
         return strong.strong(payload);
       },
     },
-    security: peerServerSecurity(security, () => view.state, log.child({ component: 'peer-guard' })),
+    security: peerServerSecurity(security, () => view.state, log.child({ component: 'peer-guard' }), fenced),
   });
   const ready: PeerServing['ready'] = (parts) => {
     const { store, hints, coordinator, merkle, gossip, partitionKeys } = parts;
@@ -65,5 +69,5 @@ export async function listenForPeers(
     strong = { strong: (payload) => parts.strong.serve(payload) };
     handler.changed = () => gossip.spread();
   };
-  return { ready, server };
+  return { ready, server, sent: source.sent };
 }

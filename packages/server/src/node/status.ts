@@ -2,14 +2,18 @@
 import { type ClusterState, partitionCounts } from '@tessera/core';
 import type { MembershipService } from '../transfer/membership-service.js';
 import type { NodeParts } from './assembly.js';
+import type { NodeFence } from './fence.js';
 
-export type MemberView = 'up' | 'down' | 'joining' | 'leaving';
+/** `retiring`: a leaver out of the ring, still handing over what it holds (transfer/departure.ts). */
+export type MemberView = 'up' | 'down' | 'joining' | 'leaving' | 'retiring';
 
 export type StatusSources = Pick<
   NodeParts,
   'config' | 'view' | 'peers' | 'incarnation' | 'engine' | 'strong'
 > & {
-  readonly membership: Pick<MembershipService, 'pending' | 'transfers' | 'retirer'>;
+  readonly membership: Pick<MembershipService, 'pending' | 'transfers' | 'retirer' | 'departure'>;
+  /** Identity fencing (fence.ts): absent in parts that never serve (tests). */
+  readonly fence?: Pick<NodeFence, 'status'>;
 };
 
 export type StatusView = ReturnType<typeof nodeStatus>;
@@ -35,7 +39,11 @@ export function nodeStatus(node: StatusSources) {
     transfers: membership.transfers(),
     retiring: membership.retirer.retiring ?? null,
     retireExpired: membership.retirer.expired,
+    /** This node's own way out of the cluster after a leave, with progress; null when not leaving. */
+    departure: membership.departure.view(),
     incarnation: node.incarnation.tag,
+    /** Why this node's data dir serves nothing (removed, left, superseded); null when it serves. */
+    fenced: node.fence?.status() ?? null,
     history: state.history ?? [],
     storage: node.engine.kind,
     durability: config.durability,
@@ -58,7 +66,7 @@ function memberViews(node: StatusSources, state: ClusterState) {
     .map((m) => {
       const view: MemberView =
         m.status === 'joining' || m.status === 'leaving'
-          ? m.status
+          ? retiringOr(m.status, counts.has(m.nodeId))
           : health.get(m.nodeId)?.down
             ? 'down'
             : 'up';
@@ -70,6 +78,11 @@ function memberViews(node: StatusSources, state: ClusterState) {
         partitions: counts.get(m.nodeId) ?? 0,
       };
     });
+}
+
+/** A leaver whose leave committed (it owns no partition any more) is retiring. */
+function retiringOr(status: 'joining' | 'leaving', inRing: boolean): MemberView {
+  return status === 'leaving' && !inRing ? 'retiring' : status;
 }
 
 export type RepairView = ReturnType<typeof repairStatus>;

@@ -4,7 +4,7 @@
  * `_open/_close/_get/_batch/_iterate` methods that may trust their input.
  */
 import { TesseraError } from '@tessera/core';
-import type { BatchOp, KeyRange, Namespace, StorageEngine, WriteOptions } from './engine.js';
+import type { BatchOp, KeyRange, Namespace, SnapshotEntry, StorageEngine, WriteOptions } from './engine.js';
 import { isStorableKey } from './keys.js';
 
 export const NAMESPACES: readonly Namespace[] = Object.freeze(['data', 'hints', 'meta']);
@@ -30,6 +30,8 @@ export abstract class BaseEngine implements StorageEngine {
   /** Called with at least one op, every op checked. */
   protected abstract _batch(ops: readonly BatchOp[], sync: boolean): Promise<void>;
   protected abstract _iterate(ns: Namespace, range: CheckedRange): AsyncIterable<[string, Uint8Array]>;
+  /** Every entry, namespace then key order, as of the call. */
+  protected abstract _snapshot(): AsyncIterable<SnapshotEntry>;
 
   /** Opening an open engine does nothing; a failed open leaves it closed, and it may be retried. */
   open(): Promise<void> {
@@ -83,6 +85,11 @@ export abstract class BaseEngine implements StorageEngine {
     this.checkOpen();
     checkNamespace(ns);
     return this._iterate(ns, checkRange(range));
+  }
+
+  snapshot(): AsyncIterable<SnapshotEntry> {
+    this.checkOpen();
+    return this._snapshot();
   }
 
   private checkOpen(): void {

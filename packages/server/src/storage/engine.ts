@@ -28,6 +28,9 @@ export interface WriteOptions {
   readonly sync?: boolean;
 }
 
+/** One entry of a whole-engine snapshot: its namespace, key and value. */
+export type SnapshotEntry = readonly [ns: Namespace, key: string, value: Uint8Array];
+
 export interface StorageEngine {
   /** A name for logs and metrics, e.g. "leveldb" or "memory". */
   readonly kind: string;
@@ -42,4 +45,10 @@ export interface StorageEngine {
    * surrogates): they are stored as UTF-8, so an engine rejects them with INVALID_KEY.
    */
   iterate(ns: Namespace, range?: KeyRange): AsyncIterable<[string, Uint8Array]>;
+  /**
+   * Every entry of every namespace as of one instant (a point-in-time copy while writes go on), in
+   * namespace then key order; for backups (storage/snapshot.ts). Optional: an engine without it
+   * cannot be snapshotted.
+   */
+  snapshot?(): AsyncIterable<SnapshotEntry>;
 }

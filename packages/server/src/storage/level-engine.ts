@@ -13,7 +13,7 @@
 import { TesseraError } from '@tessera/core';
 import { ClassicLevel } from 'classic-level';
 import { BaseEngine, type CheckedRange } from './base-engine.js';
-import type { BatchOp, Namespace } from './engine.js';
+import type { BatchOp, Namespace, SnapshotEntry } from './engine.js';
 
 export const LEVEL_KEY_PREFIXES: Readonly<Record<Namespace, string>> = Object.freeze({
   data: 'd!',
@@ -134,6 +134,29 @@ export class LevelEngine extends BaseEngine {
       }
     } catch (err) {
       throw failure(`Iterating the ${ns} namespace failed`, this.dir, err);
+    }
+  }
+
+  /**
+   * One iterator over every namespace: classic-level iterators read an implicit LevelDB snapshot
+   * taken when they are created, so the entries are those of one instant while writes go on.
+   */
+  protected async *_snapshot(): AsyncIterable<SnapshotEntry> {
+    const byPrefix = new Map(Object.entries(LEVEL_KEY_PREFIXES).map(([ns, p]) => [p, ns as Namespace]));
+    try {
+      for await (const [key, value] of this.handle().iterator()) {
+        const ns = byPrefix.get(key.slice(0, 2));
+        if (ns === undefined) {
+          throw new TesseraError(
+            'STORAGE_FAILURE',
+            `The LevelDB data dir ${this.dir} holds a key outside every namespace (${JSON.stringify(key.slice(0, 16))}); it was not written by this Tessera.`,
+            { dir: this.dir },
+          );
+        }
+        yield [ns, key.slice(2), plain(value)];
+      }
+    } catch (err) {
+      throw failure('Reading a snapshot of the data dir failed', this.dir, err);
     }
   }
 

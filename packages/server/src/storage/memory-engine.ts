@@ -5,7 +5,7 @@
  * in one synchronous step, so it is atomic, and later ops in it win.
  */
 import { BaseEngine, type CheckedRange, NAMESPACES } from './base-engine.js';
-import type { BatchOp, Namespace } from './engine.js';
+import type { BatchOp, Namespace, SnapshotEntry } from './engine.js';
 import { SortedTable } from './sorted-table.js';
 
 export class MemoryEngine extends BaseEngine {
@@ -35,6 +35,14 @@ export class MemoryEngine extends BaseEngine {
     // A snapshot taken when iteration starts, like a LevelDB iterator's.
     const entries = this.table(ns).range(range.gte, range.lt, range.limit);
     for (const [key, value] of entries) yield [key, value.slice()];
+  }
+
+  protected async *_snapshot(): AsyncIterable<SnapshotEntry> {
+    // Every table copied in one synchronous step: the point in time is the call.
+    const all = NAMESPACES.map(
+      (ns) => [ns, this.table(ns).range(undefined, undefined, Number.POSITIVE_INFINITY)] as const,
+    );
+    for (const [ns, entries] of all) for (const [key, value] of entries) yield [ns, key, value.slice()];
   }
 
   private table(ns: Namespace): SortedTable {

@@ -11,8 +11,27 @@
  */
 import { type KeyState, MERKLE_BUCKETS, MERKLE_FANOUT, MerkleTree, treeDigest } from '@tessera/core';
 
-/** The keys of buckets `first` (inclusive) to `end` (exclusive) of a partition. */
-export type BucketScan = (partition: number, first: number, end: number) => AsyncIterable<[string, KeyState]>;
+/** The keys of buckets `first` (inclusive) to `end` (exclusive) of a partition, with their stored bytes. */
+export type BucketScan = (
+  partition: number,
+  first: number,
+  end: number,
+) => AsyncIterable<[string, KeyState, number]>;
+
+/** What a partition holds, counted while its tree is built and kept up to date after. */
+export interface StoredTally {
+  /** Live keys (at least one sibling). */
+  keys: number;
+  tombstones: number;
+  /** Bytes of the stored keys and their encoded states (before the engine's own overhead). */
+  bytes: number;
+}
+
+/** A change's stored sizes: undefined where the key is absent. */
+export interface ChangeBytes {
+  readonly before: number | undefined;
+  readonly after: number | undefined;
+}
 
 const GROUPS = MERKLE_BUCKETS / MERKLE_FANOUT;
 
@@ -21,6 +40,9 @@ interface Entry {
   /** built[g] = 1 once the buckets of group g have been scanned into the tree. */
   readonly built: Uint8Array;
   readonly ready: Promise<MerkleTree>;
+  readonly tally: StoredTally;
+  /** True once every group is built: `tally` counts the whole partition. */
+  counted: boolean;
 }
 
 /** A group of buckets of a partition as one number. */
@@ -49,8 +71,12 @@ export class PartitionTrees {
     if (entry === undefined) {
       const tree = new MerkleTree();
       const built = new Uint8Array(GROUPS);
-      const ready = this.build(partition, tree, built);
-      entry = { tree, built, ready };
+      const tally: StoredTally = { keys: 0, tombstones: 0, bytes: 0 };
+      const ready = this.build(partition, tree, built, tally).then((t) => {
+        entry!.counted = true;
+        return t;
+      });
+      entry = { tree, built, ready, tally, counted: false };
       this.entries.set(partition, entry);
       ready.catch(() => {
         if (this.entries.get(partition)?.ready === ready) this.entries.delete(partition);
@@ -62,6 +88,19 @@ export class PartitionTrees {
   /** Number of partitions whose tree is held (built or being built). */
   get size(): number {
     return this.entries.size;
+  }
+
+  /** What the partitions counted so far hold (summed), and how many partitions that is. */
+  tally(): StoredTally & { partitionsCounted: number } {
+    const sum = { keys: 0, tombstones: 0, bytes: 0, partitionsCounted: 0 };
+    for (const entry of this.entries.values()) {
+      if (!entry.counted) continue;
+      sum.keys += entry.tally.keys;
+      sum.tombstones += entry.tally.tombstones;
+      sum.bytes += entry.tally.bytes;
+      sum.partitionsCounted++;
+    }
+    return sum;
   }
 
   /**
@@ -93,13 +132,21 @@ export class PartitionTrees {
     key: string,
     before: KeyState | undefined,
     after: KeyState | undefined,
+    bytes: ChangeBytes,
   ): void {
     const entry = this.entries.get(partition);
     if (entry === undefined || entry.built[groupOf(bucket)] !== 1) return;
     entry.tree.update(key, treeDigest(before), treeDigest(after));
+    if (before !== undefined && bytes.before !== undefined) count(entry.tally, key, before, bytes.before, -1);
+    if (after !== undefined && bytes.after !== undefined) count(entry.tally, key, after, bytes.after, 1);
   }
 
-  private async build(partition: number, tree: MerkleTree, built: Uint8Array): Promise<MerkleTree> {
+  private async build(
+    partition: number,
+    tree: MerkleTree,
+    built: Uint8Array,
+    tally: StoredTally,
+  ): Promise<MerkleTree> {
     for (let group = 0; group < GROUPS; group++) {
       const slot = slotOf(partition, group);
       let finish!: () => void;
@@ -112,8 +159,9 @@ export class PartitionTrees {
       try {
         await this.drained(slot);
         const first = group * MERKLE_FANOUT;
-        for await (const [key, state] of this.scanBuckets(partition, first, first + MERKLE_FANOUT)) {
+        for await (const [key, state, bytes] of this.scanBuckets(partition, first, first + MERKLE_FANOUT)) {
           tree.update(key, undefined, treeDigest(state));
+          count(tally, key, state, bytes, 1);
         }
         built[group] = 1;
       } finally {
@@ -133,4 +181,11 @@ export class PartitionTrees {
       });
     });
   }
+}
+
+/** Adds (sign 1) or takes away (-1) one stored key from a tally. */
+function count(tally: StoredTally, key: string, state: KeyState, bytes: number, sign: 1 | -1): void {
+  if (state.siblings.length === 0) tally.tombstones += sign;
+  else tally.keys += sign;
+  tally.bytes += sign * (bytes + Buffer.byteLength(key));
 }

@@ -26,7 +26,7 @@ import type { BatchOp, StorageEngine } from './engine.js';
 import { GroupCommit } from './group-commit.js';
 import { KeyLock } from './key-lock.js';
 import { migrateLayout } from './layout.js';
-import { PartitionTrees } from './partition-trees.js';
+import { PartitionTrees, type StoredTally } from './partition-trees.js';
 import {
   bucketRange,
   bucketsRange,
@@ -82,7 +82,7 @@ export class ReplicaStore {
   private readonly lock = new KeyLock();
   private readonly trees = new PartitionTrees((p, first, end) => {
     const { gte, lt } = bucketsRange(p, first, end);
-    return this.scan(gte, lt, undefined);
+    return this.scanSized(gte, lt);
   });
   private readonly now: () => number;
   private readonly commits: GroupCommit;
@@ -163,6 +163,14 @@ export class ReplicaStore {
     return this.trees.tree(partition);
   }
 
+  /**
+   * Keys, tombstones and bytes stored, summed over the partitions counted so far (a partition is
+   * counted when its Merkle tree is built, and kept up to date after): cheap, no scan.
+   */
+  stored(): StoredTally & { partitionsCounted: number } {
+    return this.trees.tally();
+  }
+
   /** Partitions whose Merkle tree is in memory. */
   get merkleTreeCount(): number {
     return this.trees.size;
@@ -206,7 +214,10 @@ export class ReplicaStore {
         { type: 'del', ns: 'data', key: at.dataKey },
         { type: 'del', ns: 'meta', key: indexKey },
       ]);
-      this.trees.changed(at.partition, at.bucket, key, state, undefined);
+      this.trees.changed(at.partition, at.bucket, key, state, undefined, {
+        before: bytes?.length,
+        after: undefined,
+      });
       return true;
     });
   }
@@ -245,7 +256,10 @@ export class ReplicaStore {
         { type: 'del', ns: 'data', key: at.dataKey },
         { type: 'del', ns: 'meta', key: tombstoneKey(at.partition, key) },
       ]);
-      this.trees.changed(at.partition, at.bucket, key, stored, undefined);
+      this.trees.changed(at.partition, at.bucket, key, stored, undefined, {
+        before: bytes.length,
+        after: undefined,
+      });
       return true;
     });
   }
@@ -273,7 +287,10 @@ export class ReplicaStore {
       else if (wasTombstone && !isTombstone(next))
         ops.push({ type: 'del', ns: 'meta', key: tombstoneKey(at.partition, key) });
       await this.write(ops, how.sync);
-      this.trees.changed(at.partition, at.bucket, key, bytes === undefined ? undefined : stored, next);
+      this.trees.changed(at.partition, at.bucket, key, bytes === undefined ? undefined : stored, next, {
+        before: bytes?.length,
+        after: encoded.length,
+      });
       return next;
     });
   }
@@ -299,6 +316,14 @@ export class ReplicaStore {
     for await (const [stored, bytes] of this.engine.iterate('data', range)) {
       const key = userKeyOf(stored);
       yield [key, decodeStored(key, bytes)];
+    }
+  }
+
+  /** Like `scan`, with the stored bytes of each state (for the partition tallies). */
+  private async *scanSized(gte: string, lt: string): AsyncIterable<[string, KeyState, number]> {
+    for await (const [stored, bytes] of this.engine.iterate('data', { gte, lt })) {
+      const key = userKeyOf(stored);
+      yield [key, decodeStored(key, bytes), bytes.length];
     }
   }
 

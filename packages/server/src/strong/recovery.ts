@@ -17,7 +17,8 @@ import type { Logger } from '../logger.js';
 import type { StorageEngine } from '../storage/engine.js';
 import { type AdoptionDeps, recoverPartition } from './adoption.js';
 
-const FLAG_KEY = 'strong-recovering';
+/** Meta key of the persisted "rebuild before voting" flag (also set by `tessera restore --into-running-cluster`). */
+export const FLAG_KEY = 'strong-recovering';
 const encoder = new TextEncoder();
 
 export class WipeRecovery {

@@ -117,8 +117,10 @@ export class Claimant {
     const gone = unavailable(state);
     const receivers = new Set(plan.transfers.map((t) => t.to).filter((to) => !gone.has(to)));
     if (![...receivers].every((r) => pending.done.includes(r))) return undefined;
+    // A leaver stays `leaving` (out of the ring, so retiring) until it has handed everything over:
+    // peers keep accepting its calls meanwhile, and it marks itself removed (transfer/departure.ts).
     const members = state.members.map((m): Member => {
-      if (m.nodeId !== pending.nodeId) return m;
+      if (m.nodeId !== pending.nodeId || pending.kind === 'leave') return m;
       return { ...m, status: pending.kind === 'join' ? 'member' : 'removed' };
     });
     const history = withRecord(state.history, {

@@ -18,8 +18,10 @@ import type { ClusterView } from '../cluster/cluster-view.js';
 import type { Logger } from '../logger.js';
 import type { ReplicaStore } from '../storage/replica-store.js';
 import { Claimant } from './claimant.js';
+import { Departure } from './departure.js';
 import { type TransferProgress, type TransferReceiver, unavailable } from './receiver.js';
 import { PartitionRetirer } from './retire.js';
+import type { TransfersSent } from './sent.js';
 
 export interface MembershipDeps {
   readonly self: NodeId;
@@ -27,6 +29,8 @@ export interface MembershipDeps {
   readonly view: ClusterView;
   readonly store: ReplicaStore;
   readonly receiver: TransferReceiver;
+  /** What this node served as a source (transfer/source.ts), shown for the transfers it feeds. */
+  readonly sent?: Pick<TransfersSent, 'get' | 'clear'>;
   readonly isDown: (node: NodeId) => boolean;
   readonly intervalMs: number;
   /** How long a committed ring must hold before partitions this node left are handed over and dropped. */
@@ -35,6 +39,8 @@ export interface MembershipDeps {
   readonly tombstoneGraceMs: number;
   /** Merges an encoded state into a peer's copy of a key (Replicate): how retired keys are handed over. */
   readonly handOver: (node: NodeId, key: string, state: Uint8Array) => Promise<void>;
+  /** Hints this node keeps for others: a leaver is not done while it holds any (departure.ts). */
+  readonly hintsHeld: () => number;
   readonly now: () => number;
   readonly log: Logger;
   readonly changed: () => void;
@@ -56,6 +62,8 @@ export class MembershipService {
   private timer: NodeJS.Timeout | undefined;
   private readonly claimant: Claimant;
   readonly retirer: PartitionRetirer;
+  /** A leaver's way out once its leave committed (departure.ts). */
+  readonly departure: Departure;
 
   /** Joining nodes this node (as claimant) dropped because they never confirmed. */
   get joinsAbandoned(): number {
@@ -70,6 +78,7 @@ export class MembershipService {
   constructor(private readonly deps: MembershipDeps) {
     this.claimant = new Claimant(deps);
     this.retirer = new PartitionRetirer(deps);
+    this.departure = new Departure({ ...deps, retirer: this.retirer });
   }
 
   start(): void {
@@ -86,27 +95,37 @@ export class MembershipService {
       await this.claimant.tick();
       await this.deps.receiver.tick();
       await this.retirer.tick();
+      await this.departure.tick();
     } catch (err) {
       this.deps.log.warn({ err }, 'membership change step failed; retrying');
     }
   }
 
-  /** Every transfer of the pending change; this node's inbound ones with live progress. */
+  /**
+   * Every transfer of the pending change; this node's inbound ones with live progress, and those it
+   * is a source of with what it sent.
+   */
   transfers(): TransferProgress[] {
     const state = this.deps.view.state;
     const pending = state?.pending;
-    if (state === undefined || pending === undefined) return [];
+    if (state === undefined || pending === undefined) {
+      this.deps.sent?.clear();
+      return [];
+    }
     const live = new Map(this.deps.receiver.transfers().map((t) => [`${t.partition}/${t.to}`, t]));
-    return planTransfers(state.ring, pending.next, this.deps.n, unavailable(state)).transfers.map(
-      (t) =>
+    return planTransfers(state.ring, pending.next, this.deps.n, unavailable(state)).transfers.map((t) => {
+      const done = pending.done.includes(t.to);
+      const sent = t.sources.includes(this.deps.self) ? this.deps.sent?.get(t.partition) : undefined;
+      return (
         live.get(`${t.partition}/${t.to}`) ?? {
           partition: t.partition,
-          from: t.sources[0] ?? '',
+          from: sent === undefined ? (t.sources[0] ?? '') : this.deps.self,
           to: t.to,
-          keysSent: 0,
-          progress: pending.done.includes(t.to) ? 1 : 0,
-        },
-    );
+          keysSent: sent?.keysSent ?? 0,
+          progress: done ? 1 : (sent?.progress ?? 0),
+        }
+      );
+    });
   }
 
   pending(): PendingView | undefined {

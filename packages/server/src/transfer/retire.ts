@@ -67,8 +67,19 @@ export class PartitionRetirer {
    * was unreachable); undefined until a pass over the current ring finished.
    */
   retiring: number | undefined;
+  /** Keys those partitions still held after the last pass; undefined as `retiring`. */
+  keysHeld: number | undefined;
+  /** Keys handed over (or expired) since the current ring was first seen: the progress of a retirement. */
+  keysHandedOver = 0;
+  /** Passes in a row over the current ring that found nothing left to hand over. */
+  private cleanPasses = 0;
 
   constructor(private readonly deps: RetireDeps) {}
+
+  /** Passes in a row over ring `version` that found nothing left to hand over (0 for another ring). */
+  cleanPassesOver(version: number): number {
+    return this.seen?.version === version ? this.cleanPasses : 0;
+  }
 
   async tick(): Promise<void> {
     if (this.running) return;
@@ -87,13 +98,22 @@ export class PartitionRetirer {
     if (this.seen?.version !== state.ring.version) {
       this.seen = { version: state.ring.version, sinceMs: now };
       this.retiring = undefined;
+      this.keysHeld = undefined;
+      this.keysHandedOver = 0;
+      this.cleanPasses = 0;
     }
     if (now - this.seen.sinceMs < this.deps.retireDelayMs) return;
     let retiring = 0;
+    let keysHeld = 0;
     for (const partition of this.notMine(state.ring)) {
-      if (!(await this.retire(state.ring, partition))) retiring++;
+      const kept = await this.retire(state.ring, partition);
+      if (kept > 0) retiring++;
+      keysHeld += kept;
     }
-    if (this.deps.view.state?.ring.version === state.ring.version) this.retiring = retiring;
+    if (this.deps.view.state?.ring.version !== state.ring.version) return;
+    this.retiring = retiring;
+    this.keysHeld = keysHeld;
+    this.cleanPasses = retiring === 0 ? this.cleanPasses + 1 : 0;
   }
 
   /** A ring member does; a node out of the ring only if it left it through a leave. */
@@ -103,8 +123,8 @@ export class PartitionRetirer {
     return mine.at(-1)?.kind === 'leave';
   }
 
-  /** Hands the partition's keys over and drops them; false if some are still held. */
-  private async retire(ring: Ring, partition: number): Promise<boolean> {
+  /** Hands the partition's keys over and drops them; how many are still held. */
+  private async retire(ring: Ring, partition: number): Promise<number> {
     const replicas = replicasOf(ring, partition, this.deps.n).filter((node) => node !== this.deps.self);
     const counts: Record<Outcome, number> = { dropped: 0, expired: 0, kept: 0 };
     let afterKey: string | undefined;
@@ -122,7 +142,7 @@ export class PartitionRetirer {
       for (const outcome of outcomes) counts[outcome]++;
     }
     this.report(ring, partition, replicas, counts);
-    return counts.kept === 0;
+    return counts.kept;
   }
 
   private async handOverKey(key: string, state: KeyState, replicas: NodeId[]): Promise<Outcome> {
@@ -155,6 +175,7 @@ export class PartitionRetirer {
     const { dropped, expired, kept } = counts;
     this.dropped += dropped;
     this.expired += expired;
+    this.keysHandedOver += dropped + expired;
     const at = { partition, ringVersion: ring.version };
     if (dropped > 0)
       this.deps.log.info(

@@ -6,6 +6,7 @@ import { encodeState, TesseraError } from '@tessera/core';
 import type { ReplicaStore } from '../storage/replica-store.js';
 import type { TransferEntry, TransferPage } from '../transport/peer-api.js';
 import type { TransferSource } from '../transport/transfer-stream.js';
+import { TransfersSent } from './sent.js';
 
 /** Bytes of states per chunk, well below the 4 MiB message limit. */
 const CHUNK_BYTES_MAX = 1024 * 1024;
@@ -13,6 +14,8 @@ const CHUNK_KEYS_MAX = 64;
 
 export class PartitionSource implements TransferSource {
   private store: ReplicaStore | undefined;
+  /** What this node served, per partition (shown in /v1/status by the membership service). */
+  readonly sent = new TransfersSent();
 
   /** The peer server starts before the store opens; until this call, transfers are refused. */
   ready(store: ReplicaStore): void {
@@ -36,16 +39,24 @@ export class PartitionSource implements TransferSource {
         : { limit: request.keysMax, afterKey: request.afterKey };
     let chunk: TransferEntry[] = [];
     let bytes = 0;
-    for await (const [key, state] of store.scanPartition(request.partition, options)) {
+    let served = 0;
+    const { partition } = request;
+    const sent = (entries: readonly TransferEntry[], end: boolean): void =>
+      this.sent.record(partition, store.partitionCount, entries.length, entries.at(-1)?.key, end);
+    for await (const [key, state] of store.scanPartition(partition, options)) {
       const encoded = encodeState(state);
       chunk.push({ key, state: encoded });
       bytes += encoded.byteLength + key.length;
+      served++;
       if (chunk.length >= CHUNK_KEYS_MAX || bytes >= CHUNK_BYTES_MAX) {
         yield chunk;
+        sent(chunk, false);
         chunk = [];
         bytes = 0;
       }
     }
     if (chunk.length > 0) yield chunk;
+    // A page shorter than asked for is the partition's last.
+    sent(chunk, served < request.keysMax);
   }
 }

@@ -9,6 +9,8 @@ import {
   type ErrorCode,
   type ErrorDetails,
   HISTORY_MAX,
+  IDENTITY_GENERATION_MAX,
+  isIdentityTag,
   levelWidth,
   MERKLE_BUCKETS,
   MERKLE_LEAF_LEVEL,
@@ -101,6 +103,12 @@ export const memberSchema = z.object({
   peer: addressSchema,
   status: statusSchema,
   incarnation: z.int().min(0),
+  identity: z
+    .object({
+      tag: z.string().refine(isIdentityTag, 'must be 12 characters of 0-9, a-z'),
+      generation: z.int().min(0).max(IDENTITY_GENERATION_MAX),
+    })
+    .optional(),
 }) satisfies z.ZodType<Member, pb.Member>;
 
 const ringSchema = z
@@ -307,6 +315,7 @@ export function memberToProto(member: Member): pb.Member {
     peer: member.peer,
     status: STATUS_TO_PROTO[member.status],
     incarnation: member.incarnation,
+    ...(member.identity === undefined ? {} : { identity: member.identity }),
   };
 }
 

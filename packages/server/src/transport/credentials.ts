@@ -4,7 +4,8 @@
  *   certificate signed by the cluster CA and the server asks for the client's;
  * - the caller's identity on every call, as metadata: `tessera-node` (its node id) and, when the
  *   cluster has a secret, `tessera-auth`, an HMAC of node id, method and time under that secret
- *   (the secret itself never travels).
+ *   (the secret itself never travels); its peer protocol version, and its cluster id and data-dir
+ *   identity once it has them (identity fencing).
  * The server side checks them in peer-guard.ts.
  */
 import { createHmac } from 'node:crypto';
@@ -16,6 +17,7 @@ import {
   type Interceptor,
   ServerCredentials,
 } from '@grpc/grpc-js';
+import { PEER_PROTOCOL_VERSION } from '@tessera/core';
 import type { Config } from '../config.js';
 import { readPem } from '../security/pem.js';
 
@@ -23,6 +25,15 @@ import { readPem } from '../security/pem.js';
 export const NODE_METADATA = 'tessera-node';
 /** Metadata proving the caller knows the cluster secret: `v1.<unix seconds>.<hex HMAC-SHA256>`. */
 export const AUTH_METADATA = 'tessera-auth';
+/** The caller's peer protocol version (core protocol-version.ts), on every call. */
+export const PROTOCOL_METADATA = 'tessera-protocol';
+/** The cluster id the caller's data dir belongs to, once it has one. */
+export const CLUSTER_METADATA = 'tessera-cluster';
+/** The caller's data-dir identity, `<generation>.<tag>` (core member-identity.ts). */
+export const IDENTITY_METADATA = 'tessera-identity';
+
+/** More metadata for every call, read at each call (the node's cluster id and identity). */
+export type PresentedMetadata = () => Readonly<Record<string, string>>;
 
 /** What a node needs to call its peers. */
 export interface PeerClientSecurity {
@@ -46,7 +57,10 @@ export interface PeerSecurity {
 }
 
 /** Loads certificates and keys named in the config; fails at start with the file at fault. */
-export function loadPeerSecurity(config: Pick<Config, 'nodeId' | 'peerTls' | 'clusterSecret'>): PeerSecurity {
+export function loadPeerSecurity(
+  config: Pick<Config, 'nodeId' | 'peerTls' | 'clusterSecret'>,
+  presented?: PresentedMetadata,
+): PeerSecurity {
   const tls = config.peerTls;
   const pem =
     tls === undefined
@@ -66,7 +80,7 @@ export function loadPeerSecurity(config: Pick<Config, 'nodeId' | 'peerTls' | 'cl
     nodeId: config.nodeId,
     client: {
       credentials: channel,
-      options: { interceptors: [identityInterceptor(config.nodeId, config.clusterSecret)] },
+      options: { interceptors: [identityInterceptor(config.nodeId, config.clusterSecret, presented)] },
     },
     server: { credentials: server, mtls: pem !== undefined, clusterSecret: config.clusterSecret },
   };
@@ -79,12 +93,21 @@ export function peerProof(secret: string, nodeId: string, method: string, unixSe
     .digest('hex')}`;
 }
 
-/** Adds `tessera-node` (and `tessera-auth` with a secret) to every outgoing call. */
-export function identityInterceptor(nodeId: string, secret: string | undefined): Interceptor {
+/**
+ * Adds `tessera-node`, `tessera-protocol` (and `tessera-auth` with a secret, and what `presented`
+ * gives) to every outgoing call.
+ */
+export function identityInterceptor(
+  nodeId: string,
+  secret: string | undefined,
+  presented?: PresentedMetadata,
+): Interceptor {
   return (options, nextCall) =>
     new InterceptingCall(nextCall(options), {
       start: (metadata, listener, next) => {
         metadata.set(NODE_METADATA, nodeId);
+        metadata.set(PROTOCOL_METADATA, String(PEER_PROTOCOL_VERSION));
+        for (const [key, value] of Object.entries(presented?.() ?? {})) metadata.set(key, value);
         if (secret !== undefined) {
           const now = Math.floor(Date.now() / 1000);
           metadata.set(AUTH_METADATA, peerProof(secret, nodeId, options.method_definition.path, now));

@@ -3,11 +3,22 @@
  * they hold the secret, and only members get past it for data calls; joiners may join as
  * themselves only. (Mutual TLS is covered end to end in test/security.test.ts.)
  */
+
+import { credentials } from '@grpc/grpc-js';
 import type { ClusterState } from '@tessera/core';
+import { PEER_PROTOCOL_VERSION } from '@tessera/core';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { clusterState, expectTesseraError, FakePeer, member, TIMEOUT_MS } from '../../test/grpc-kit.js';
-import { AUTH_METADATA, loadPeerSecurity, peerProof } from './credentials.js';
+import {
+  AUTH_METADATA,
+  CLUSTER_METADATA,
+  IDENTITY_METADATA,
+  identityInterceptor,
+  loadPeerSecurity,
+  PROTOCOL_METADATA,
+  peerProof,
+} from './credentials.js';
 import { createPeerClient } from './grpc-client.js';
 import { type PeerServerHandle, startPeerServer } from './grpc-server.js';
 import { PROOF_SKEW_MAX_SECONDS, peerGuard, refusal } from './peer-guard.js';
@@ -71,7 +82,8 @@ describe('peer guard with a cluster secret', () => {
         members: state.members.map((m) => (m.nodeId === 'b' ? { ...m, status: 'removed' } : m)),
       };
       const removed = as('b', SECRET);
-      await expectTesseraError(removed.read('k', TIMEOUT_MS), 'FORBIDDEN');
+      const fenced = await expectTesseraError(removed.read('k', TIMEOUT_MS), 'NODE_FENCED');
+      expect(fenced.message).toMatch(/was removed from the cluster c-7f3a9e.*empty --data-dir/);
       removed.close();
     } finally {
       stranger.close();
@@ -88,6 +100,66 @@ describe('peer guard with a cluster secret', () => {
       expect(peer.joined.map((m) => m.nodeId)).toEqual(['c']);
     } finally {
       joiner.close();
+    }
+  });
+});
+
+/** A client calling as member `a` with the secret, presenting `extra` metadata on every call. */
+function presenting(extra: Record<string, string>) {
+  const interceptor = identityInterceptor('a', SECRET, () => extra);
+  const security = { credentials: credentials.createInsecure(), options: { interceptors: [interceptor] } };
+  return createPeerClient(`127.0.0.1:${server.port}`, { security });
+}
+
+describe('peer guard: protocol version, cluster and identity', () => {
+  it('refuses a peer speaking an unsupported protocol version, naming both versions and the policy', async () => {
+    const future = presenting({ [PROTOCOL_METADATA]: String(PEER_PROTOCOL_VERSION + 5) });
+    try {
+      const error = await expectTesseraError(future.read('k', TIMEOUT_MS), 'PROTOCOL_MISMATCH');
+      expect(error.message).toContain(`speaks peer protocol ${PEER_PROTOCOL_VERSION + 5}`);
+      expect(error.message).toContain(`this node speaks ${PEER_PROTOCOL_VERSION}`);
+      expect(error.message).toMatch(/one version apart/);
+      // Joining is refused too: an incompatible node never becomes a member.
+      await expectTesseraError(future.join(member('a', 7000), TIMEOUT_MS), 'PROTOCOL_MISMATCH');
+    } finally {
+      future.close();
+    }
+    const current = presenting({ [PROTOCOL_METADATA]: String(PEER_PROTOCOL_VERSION) });
+    try {
+      await expect(current.read('k', TIMEOUT_MS)).resolves.toBeUndefined();
+    } finally {
+      current.close();
+    }
+  });
+
+  it('refuses a caller of another cluster, naming both ids, and a superseded data dir', async () => {
+    const other = presenting({ [CLUSTER_METADATA]: 'c-other' });
+    try {
+      const error = await expectTesseraError(
+        other.gossip(clusterState(['a']), TIMEOUT_MS),
+        'CLUSTER_MISMATCH',
+      );
+      expect(error.message).toMatch(/cluster c-other, this node to cluster c-7f3a9e/);
+    } finally {
+      other.close();
+    }
+    const base = clusterState(['a', 'b']);
+    state = {
+      ...base,
+      members: base.members.map((m) =>
+        m.nodeId === 'a' ? { ...m, identity: { tag: 'bbbbbbbbbbbb', generation: 2 } } : m,
+      ),
+    };
+    const stale = presenting({ [IDENTITY_METADATA]: '1.aaaaaaaaaaaa' });
+    const fresh = presenting({ [IDENTITY_METADATA]: '2.bbbbbbbbbbbb' });
+    try {
+      const error = await expectTesseraError(stale.read('k', TIMEOUT_MS), 'NODE_FENCED');
+      expect(error.details).toMatchObject({ nodeId: 'a', reason: 'superseded', fenced: 'caller' });
+      await expect(fresh.read('k', TIMEOUT_MS)).resolves.toBeUndefined();
+    } finally {
+      stale.close();
+      fresh.close();
+      state = clusterState(['a', 'b']);
     }
   });
 });

@@ -3,10 +3,14 @@
  * those added later too): who is calling, can they prove it, and are they part of the cluster.
  * - Identity: `tessera-node` metadata. With mTLS it must equal the certificate's CN, so a node
  *   cannot claim another's id; with a cluster secret, `tessera-auth` must be a fresh HMAC of it.
- * - Membership: Join and Gossip are open to every authenticated node (joining is how a node becomes
- *   a member; a joiner's id must match the member it asks to add). Every other call needs a
- *   caller that this node's cluster state lists and has not removed.
- * A refusal is UNAUTHENTICATED (no valid identity) or FORBIDDEN (valid, but not a member).
+ * - Protocol: `tessera-protocol` must be a version this node serves (core protocol-version.ts).
+ * - Membership (fence-guard.ts): Join is open to every authenticated node (joining is how a node
+ *   becomes a member; a joiner's id must match the member it asks to add), Gossip to every node of
+ *   this cluster. Every other call needs a caller that this node's cluster state lists, and whose
+ *   data dir is not fenced: removed, left, or superseded under its id (core fencing.ts).
+ * A node whose own data dir is fenced refuses every call.
+ * A refusal is UNAUTHENTICATED (no valid identity), PROTOCOL_MISMATCH, CLUSTER_MISMATCH,
+ * FORBIDDEN (valid, but not a member) or NODE_FENCED.
  */
 import { timingSafeEqual } from 'node:crypto';
 import {
@@ -16,10 +20,20 @@ import {
   type ServerInterceptingCallInterface,
   type ServerInterceptor,
 } from '@grpc/grpc-js';
-import { type ClusterState, ERROR_CODES, TesseraError } from '@tessera/core';
+import { type ClusterState, ERROR_CODES, protocolRefusal, TesseraError } from '@tessera/core';
 import type { Logger } from '../logger.js';
-import { AUTH_METADATA, NODE_METADATA, type PeerServerSecurity, peerProof } from './credentials.js';
-import { CODE_METADATA, peerService } from './service.js';
+import {
+  AUTH_METADATA,
+  CLUSTER_METADATA,
+  IDENTITY_METADATA,
+  NODE_METADATA,
+  type PeerServerSecurity,
+  PROTOCOL_METADATA,
+  peerProof,
+} from './credentials.js';
+import { membershipRefusal } from './fence-guard.js';
+import { CODE_METADATA, DETAILS_METADATA, peerService } from './service.js';
+import { toWireError } from './wire-error.js';
 
 /** How far a proof's time may be from this node's clock (peers should run NTP). */
 export const PROOF_SKEW_MAX_SECONDS = 300;
@@ -34,12 +48,18 @@ export interface CallerFacts {
   /** The CN of the certificate the caller presented (mTLS only). */
   readonly certName: string | undefined;
   readonly nowMs: number;
+  /** `tessera-protocol`, `tessera-cluster`, `tessera-identity` (absent from older versions). */
+  readonly protocol?: string | undefined;
+  readonly clusterId?: string | undefined;
+  readonly identity?: string | undefined;
 }
 
 export interface GuardSettings {
   readonly security: Pick<PeerServerSecurity, 'mtls' | 'clusterSecret'>;
   /** This node's cluster state; undefined while starting (calls then pass to the handler). */
   readonly state: () => ClusterState | undefined;
+  /** Why this node itself serves nothing (its data dir is fenced: node/fence.ts), if it is. */
+  readonly fenced?: () => TesseraError | undefined;
 }
 
 /** Why the call is refused, or undefined to let it through. */
@@ -58,16 +78,14 @@ export function refusal(facts: CallerFacts, settings: GuardSettings): TesseraErr
       'UNAUTHENTICATED',
       'The peer call has no valid cluster-secret proof: check that every node has the same cluster secret and a synchronized clock.',
     );
-  if (OPEN_TO_JOINERS.has(facts.method)) return undefined;
+  const protocol = protocolRefusal(facts.protocol);
+  if (protocol !== undefined) return protocol;
+  const fenced = settings.fenced?.();
+  if (fenced !== undefined) return fenced;
+  if (facts.method === peerService.join.path) return undefined;
   const state = settings.state();
   if (state === undefined) return undefined;
-  const member = state.members.find((m) => m.nodeId === nodeId);
-  if (member === undefined || member.status === 'removed')
-    return new TesseraError(
-      'FORBIDDEN',
-      `Node "${nodeId}" is not a member of cluster ${state.clusterId}; it must join first (tessera admin join).`,
-    );
-  return undefined;
+  return membershipRefusal({ ...facts, nodeId }, state, OPEN_TO_JOINERS.has(facts.method));
 }
 
 function validProof(facts: CallerFacts, secret: string): boolean {
@@ -97,7 +115,9 @@ export function peerGuard(settings: GuardSettings, log: Logger): ServerIntercept
         'peer call refused',
       );
     const trailer = new MetadataClass();
-    trailer.set(CODE_METADATA, error.code);
+    const wire = toWireError(error, facts.method, log);
+    trailer.set(CODE_METADATA, wire.code);
+    if (wire.details !== undefined) trailer.set(DETAILS_METADATA, wire.details);
     call.sendStatus({ code: ERROR_CODES[error.code].grpc, details: error.message, metadata: trailer });
   };
   return (descriptor, call) => {
@@ -148,6 +168,9 @@ function callerFacts(method: string, metadata: Metadata, call: ServerInterceptin
     proof: first(AUTH_METADATA),
     certName: Array.isArray(cn) ? cn[0] : cn,
     nowMs: Date.now(),
+    protocol: first(PROTOCOL_METADATA),
+    clusterId: first(CLUSTER_METADATA),
+    identity: first(IDENTITY_METADATA),
   };
 }
 

@@ -8,7 +8,7 @@
 import type { Client, ClientDuplexStream, Metadata, ServiceError } from '@grpc/grpc-js';
 import { TesseraError } from '@tessera/core';
 import type * as pb from './generated/tessera/peer/v1/peer.js';
-import { CODE_METADATA, pipeMethod } from './service.js';
+import { CODE_METADATA, DETAILS_METADATA, pipeMethod } from './service.js';
 import { codeForStatus, fromWireError } from './wire-error.js';
 
 /** A batch is sent at once when its values pass this size, to stay far below message limits. */
@@ -125,7 +125,7 @@ export class PipeClient {
     if (error === undefined) return (rpc) => this.unavailable(rpc, 'the peer ended the stream');
     const remote = error.metadata?.get(CODE_METADATA)[0];
     if (typeof remote === 'string') {
-      return (rpc) => fromWireError(remote, error.details, undefined, { peer, rpc });
+      return (rpc) => fromWireError(remote, error.details, detailsOf(error), { peer, rpc });
     }
     const code = codeForStatus(error.code);
     if (code === 'PEER_UNAVAILABLE') return (rpc) => this.unavailable(rpc, error.details || error.message);
@@ -251,4 +251,10 @@ export class PipeClient {
 function opBytes(op: PipeOp): number {
   const key = op.replicate?.key ?? op.read?.key ?? '';
   return 32 + 3 * key.length + (op.replicate?.state.length ?? 0) + 3 * (op.replicate?.hint?.length ?? 0);
+}
+
+/** The details a refusal carries in its trailers (the peer guard's), as JSON. */
+function detailsOf(error: ServiceError): string | undefined {
+  const details = error.metadata?.get(DETAILS_METADATA)[0];
+  return typeof details === 'string' ? details : undefined;
 }

@@ -154,6 +154,15 @@ export interface Member {
   readonly peer: string;
   readonly status: MemberStatus;
   readonly incarnation: number;
+  /** The data dir holding this id (identity fencing); absent from nodes of older versions. */
+  readonly identity?: MemberIdentity | undefined;
+}
+
+export interface MemberIdentity {
+  /** Minted when the data dir is first used. */
+  readonly tag: string;
+  /** Raised when a new data dir rejoins under the id: the higher one supersedes. */
+  readonly generation: number;
 }
 
 export interface ClusterState {
@@ -1200,7 +1209,7 @@ export const Ring: MessageFns<Ring> = {
 };
 
 function createBaseMember(): Member {
-  return { nodeId: "", http: "", peer: "", status: 0, incarnation: 0 };
+  return { nodeId: "", http: "", peer: "", status: 0, incarnation: 0, identity: undefined };
 }
 
 export const Member: MessageFns<Member> = {
@@ -1219,6 +1228,9 @@ export const Member: MessageFns<Member> = {
     }
     if (message.incarnation !== 0) {
       writer.uint32(40).uint64(message.incarnation);
+    }
+    if (message.identity !== undefined) {
+      MemberIdentity.encode(message.identity, writer.uint32(50).fork()).join();
     }
     return writer;
   },
@@ -1274,6 +1286,71 @@ export const Member: MessageFns<Member> = {
             }
 
             message.incarnation = longToNumber(reader.uint64());
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.identity = MemberIdentity.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+};
+
+function createBaseMemberIdentity(): MemberIdentity {
+  return { tag: "", generation: 0 };
+}
+
+export const MemberIdentity: MessageFns<MemberIdentity> = {
+  encode(message: MemberIdentity, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.tag !== "") {
+      writer.uint32(10).string(message.tag);
+    }
+    if (message.generation !== 0) {
+      writer.uint32(16).uint64(message.generation);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): MemberIdentity {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseMemberIdentity() as any;
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.tag = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.generation = longToNumber(reader.uint64());
             continue;
           }
         }
