@@ -203,11 +203,26 @@ describe('the paper’s story in two tabs: 1280x800 and a 390x844 phone', () => 
       },
       SHOWN_MS,
     );
-    const a = await box(right, `${tid('version')}[data-label="A"]`);
-    const b = await box(right, `${tid('version')}[data-label="B"]`);
-    const merged = await box(right, tid('merged'));
-    expect(b.top).toBeGreaterThanOrEqual(a.bottom);
-    expect(merged.top).toBeGreaterThanOrEqual(b.bottom);
+    // Stacked for 390 px: A, then B under it, then the merge under B (waited for: the cards are
+    // still being laid out while the page scrolls to the merge).
+    await until(
+      right,
+      'versions A and B and the merge are stacked one under another',
+      () => {
+        const rect = (selector: string) => document.querySelector(selector)?.getBoundingClientRect();
+        const a = rect('[data-testid="version"][data-label="A"]');
+        const b = rect('[data-testid="version"][data-label="B"]');
+        const merged = rect('[data-testid="merged"]');
+        return (
+          a !== undefined &&
+          b !== undefined &&
+          merged !== undefined &&
+          b.top >= a.bottom &&
+          merged.top >= b.bottom
+        );
+      },
+      SHOWN_MS,
+    );
     const turned = (page: Page) =>
       page.$eval(tid('merge-arrow'), (el) => getComputedStyle(el).transform !== 'none');
     expect(await turned(right)).toBe(true);
