@@ -187,7 +187,7 @@ export class MembershipService {
 
   private async mark(state: ClusterState, member: Member): Promise<Member> {
     await this.deps.view.merge(withMember(state, member));
-    this.deps.log.info({ nodeId: member.nodeId, status: member.status }, 'membership change requested');
+    this.deps.log.info({ member: member.nodeId, status: member.status }, 'membership change requested');
     this.deps.changed();
     return findMember(this.deps.view.require(), member.nodeId)!;
   }
