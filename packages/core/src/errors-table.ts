@@ -155,9 +155,13 @@ export const ERROR_CODES = {
   JOIN_REFUSED: node(
     409,
     G.FAILED_PRECONDITION,
-    'The node cannot join: it already belongs to a cluster, or its id is taken.',
+    "The node cannot join: it already belongs to a cluster, its id is taken, or its settings are not the cluster's.",
   ),
-  CLUSTER_MISMATCH: node(409, G.FAILED_PRECONDITION, 'A peer belongs to another cluster or ring layout.'),
+  CLUSTER_MISMATCH: node(
+    409,
+    G.FAILED_PRECONDITION,
+    "A peer belongs to another cluster or ring layout, or this node's settings are not its cluster's.",
+  ),
   NODE_FENCED: node(
     503,
     G.FAILED_PRECONDITION,

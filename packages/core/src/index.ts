@@ -1,5 +1,6 @@
 export * from './actors.js';
 export * from './clock.js';
+export * from './cluster-settings.js';
 export * from './codec.js';
 export * from './context.js';
 export * from './context-seal.js';

@@ -4,6 +4,7 @@
  * things in. Liveness (up/down) is not here: each node judges that locally (paper 4.8.3).
  */
 import type { NodeId } from './clock.js';
+import { type ClusterSettings, mergeSettings, sameSettings } from './cluster-settings.js';
 import { TesseraError } from './errors.js';
 import { compareIdentities, type MemberIdentity } from './member-identity.js';
 import type { Ring } from './ring.js';
@@ -31,24 +32,6 @@ export interface Member {
    * whatever their incarnations. Absent in records from nodes older than identity fencing.
    */
   readonly identity?: MemberIdentity;
-}
-
-/**
- * Settings every node of a cluster must share, fixed when the cluster is created: replicas per key
- * and the default quorums. A node started with other values is refused (docs/operations.md).
- */
-export interface ClusterSettings {
-  readonly n: number;
-  readonly r: number;
-  readonly w: number;
-}
-
-/** What differs between a cluster's settings and a node's, as `n=3 (cluster) vs n=5 (node)`; undefined if nothing. */
-export function settingsMismatch(cluster: ClusterSettings, node: ClusterSettings): string | undefined {
-  const keys = ['n', 'r', 'w'] as const;
-  const differ = keys.filter((k) => cluster[k] !== node[k]);
-  if (differ.length === 0) return undefined;
-  return differ.map((k) => `${k}=${cluster[k]} in the cluster, ${k}=${node[k]} on this node`).join('; ');
 }
 
 export interface ClusterState {
@@ -86,13 +69,6 @@ export function mergeClusterStates(a: ClusterState, b: ClusterState): ClusterSta
     ...(pending === undefined ? {} : { pending }),
     ...(history.length === 0 ? {} : { history }),
   };
-}
-
-/** Settings are fixed at creation; two views that differ (nodes adopted their own before this field existed) agree on one. */
-function mergeSettings(a?: ClusterSettings, b?: ClusterSettings): ClusterSettings | undefined {
-  if (a === undefined) return b;
-  if (b === undefined) return a;
-  return `${a.n},${a.r},${a.w}` <= `${b.n},${b.r},${b.w}` ? a : b;
 }
 
 function laterRing(a: Ring, b: Ring): Ring {
@@ -134,6 +110,7 @@ export function sameClusterState(a: ClusterState, b: ClusterState): boolean {
   if (a.ring.version !== b.ring.version || a.members.length !== b.members.length) return false;
   if (a.ring.owners.join(',') !== b.ring.owners.join(',')) return false;
   if (pendingKey(a) !== pendingKey(b)) return false;
+  if (!sameSettings(a.settings, b.settings)) return false;
   if (JSON.stringify(a.history ?? []) !== JSON.stringify(b.history ?? [])) return false;
   return a.members.every((m, i) => {
     const o = b.members[i]!;

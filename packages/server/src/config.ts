@@ -2,7 +2,7 @@
  * A node's configuration: one zod schema with defaults. Units are last in names.
  * Sources, later ones winning: defaults, `--config FILE` (JSON), command-line flags.
  */
-import { TesseraError } from '@tessera/core';
+import { DURABILITIES, TesseraError } from '@tessera/core';
 import { z } from 'zod';
 
 export const hostPort = z
@@ -83,15 +83,23 @@ export const configSchema = z
     n: z.number().int().min(1).max(16).default(3),
     r: z.number().int().min(1).max(16).default(2),
     w: z.number().int().min(1).max(16).default(2),
-    /** Q: equal partitions of the ring, fixed when the cluster is created. */
-    partitions: z.number().int().min(1).max(4096).default(64),
+    /**
+     * Q: equal partitions of the ring, fixed when the cluster is created (PARTITIONS_DEFAULT if not
+     * given). Given on a node of an existing cluster, it must be the cluster's.
+     */
+    partitions: z.number().int().min(1).max(4096).optional(),
     storage: z.enum(['leveldb', 'memory']).default('leveldb'),
     /**
      * 'process': a write survives a crash of the node process (LevelDB log written, not fsynced).
      * 'fsync-one': the coordinator also fsyncs its own copy before acknowledging, the other
      * replicas do not (the paper's "durable write", 6.1). 'fsync': every replica fsyncs every write.
      */
-    durability: z.enum(['process', 'fsync-one', 'fsync']).default('process'),
+    durability: z.enum(DURABILITIES).default('process'),
+    /**
+     * The weakest `durability` any member may run with, recorded cluster-wide when the cluster is
+     * created ('process' if not given). Given on a node of an existing cluster, it must be the cluster's.
+     */
+    durabilityFloor: z.enum(DURABILITIES).optional(),
     valueBytesMax: z
       .number()
       .int()
@@ -252,6 +260,9 @@ export const configSchema = z
   });
 
 export type Config = z.infer<typeof configSchema>;
+
+/** Q of a cluster created without `partitions`. */
+export const PARTITIONS_DEFAULT = 64;
 
 /** True for HOST:PORT whose host means "every interface" (0.0.0.0, ::, [::]): bindable, not dialable. */
 export function isWildcard(address: string): boolean {

@@ -2,7 +2,8 @@
  * A node must not leave a stuck ring change behind, nor run with other settings than its cluster
  * (issue 16, items 1 and 2): a start that cannot listen on its HTTP port fails before any seed
  * admits it; a joining node that dies after its admission, before confirming its partitions, is
- * dropped after `joinConfirmTimeoutMs`; a node with another N, R or W is refused, naming both.
+ * dropped after `joinConfirmTimeoutMs`; a node with another N, R, W or Q, or a durability below the
+ * cluster's floor, is refused, naming both values.
  */
 import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
@@ -21,6 +22,9 @@ import {
 } from './helpers.js';
 
 const SETTINGS = {
+  // The cluster promises fsync-one: a member must not run with a weaker durability.
+  durability: 'fsync-one',
+  durabilityFloor: 'fsync-one',
   gossipIntervalMs: 200,
   peerRetryMs: 300,
   transferIntervalMs: 100,
@@ -114,15 +118,30 @@ describe('joining safely', () => {
     expect(seen.pending).toBeNull();
   }, 30_000);
 
-  it('a member restarted with another W refuses to start, naming both values', async () => {
+  it('a node with another partition count (Q) is refused before it is admitted, naming both values', async () => {
+    const base = await freePortBlock(2);
+    const node = await joiner('n6', base, base + 1, await configFile({ ...SETTINGS, partitions: 128 }));
+    await expect(node.start()).rejects.toThrow(/partitions=64 in the cluster, partitions=128 on this node/);
+    const seen = await status(cluster.nodes[0]!.url);
+    expect(seen.members.map((m) => m.nodeId)).not.toContain('n6');
+    expect(seen.pending).toBeNull();
+  }, 30_000);
+
+  it('a member restarted with another W, or a durability below the floor, refuses to start, naming both values', async () => {
     const member = cluster.nodes[2]!;
     await member.stop();
-    const restarted = new LocalNode(
-      { ...member.spec, extraArgs: [...(member.spec.extraArgs ?? []), '--w', '1'] },
-      DIST_CLI,
+    const restartWith = async (...args: string[]): Promise<void> => {
+      const restarted = new LocalNode(
+        { ...member.spec, extraArgs: [...(member.spec.extraArgs ?? []), ...args] },
+        DIST_CLI,
+      );
+      spare.push(restarted);
+      await restarted.start();
+    };
+    await expect(restartWith('--w', '1')).rejects.toThrow(/w=2 in the cluster, w=1 on this node/);
+    await expect(restartWith('--durability', 'process')).rejects.toThrow(
+      /durabilityFloor=fsync-one in the cluster, durability=process on this node \(weaker\)/,
     );
-    spare.push(restarted);
-    await expect(restarted.start()).rejects.toThrow(/w=2 in the cluster, w=1 on this node/);
     cluster.nodes[2] = new LocalNode(member.spec, DIST_CLI);
     await cluster.nodes[2].start();
   }, 30_000);

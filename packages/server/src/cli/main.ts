@@ -14,7 +14,7 @@ function usage(cmd: string): string {
   return `Usage:
   ${cmd} start --node-id ID --http HOST:PORT --peer HOST:PORT --data-dir DIR [--seed HOST:PORT]...
   ${pad}       [--n 3 --r 2 --w 2 --partitions 64] [--storage leveldb|memory] [--durability process|fsync-one|fsync]
-  ${pad}       [--config FILE] [--log-level info]
+  ${pad}       [--durability-floor process|fsync-one|fsync (new cluster)] [--config FILE] [--log-level info]
   ${pad}       [--http-tls-cert F --http-tls-key F [--http-tls-ca F]] [--peer-tls-cert F --peer-tls-key F --peer-tls-ca F]
   ${pad}       [--token-file F --admin-token-file F] [--cluster-secret-file F] [--insecure] [--cors-origin ORIGIN,...]
   ${pad}       [--strong NAMESPACE,...]

@@ -24,6 +24,8 @@ export const START_OPTIONS = {
   partitions: { type: 'string' },
   storage: { type: 'string' },
   durability: { type: 'string' },
+  // The weakest --durability members may run with, recorded when the cluster is created.
+  'durability-floor': { type: 'string' },
   'value-bytes-max': { type: 'string' },
   'siblings-max': { type: 'string' },
   config: { type: 'string' },
@@ -63,6 +65,7 @@ export async function runStart(argv: string[]): Promise<number> {
     partitions: num(values.partitions),
     storage: values.storage,
     durability: values.durability,
+    durabilityFloor: values['durability-floor'],
     valueBytesMax: num(values['value-bytes-max']),
     siblingsMax: num(values['siblings-max']),
     logLevel: values['log-level'],

@@ -6,6 +6,7 @@
 import { randomInt } from 'node:crypto';
 import {
   type ClusterState,
+  DURABILITIES,
   isIdentityTag,
   mergeClusterStates,
   newIdentityTag,
@@ -36,7 +37,14 @@ const changeKind = z.enum(['join', 'leave', 'remove']);
 
 export const clusterStateSchema = z.object({
   clusterId: z.string(),
-  settings: z.object({ n: z.number().int(), r: z.number().int(), w: z.number().int() }).optional(),
+  settings: z
+    .object({
+      n: z.number().int(),
+      r: z.number().int(),
+      w: z.number().int(),
+      durabilityFloor: z.enum(DURABILITIES).optional(),
+    })
+    .optional(),
   ring: ringSchema,
   members: z.array(memberSchema),
   pending: z

@@ -1,23 +1,11 @@
 /** The cluster state a starting node works from: the one it persisted, or a new or joined one. */
 import { randomUUID } from 'node:crypto';
-import {
-  type ClusterSettings,
-  type ClusterState,
-  createRing,
-  findMember,
-  type Member,
-  settingsMismatch,
-  TesseraError,
-  withMember,
-} from '@tessera/core';
+import { type ClusterState, createRing, findMember, type Member, withMember } from '@tessera/core';
 import type { ClusterView } from '../cluster/cluster-view.js';
-import { advertised, type Config } from '../config.js';
+import { advertised, type Config, PARTITIONS_DEFAULT } from '../config.js';
 import type { Logger } from '../logger.js';
-
-/** The config's default partition count: a different value on a node that joins is a mistake worth a warning. */
-const PARTITIONS_DEFAULT = 64;
-
 import type { PeerClientSecurity } from '../transport/credentials.js';
+import { checkSettings, nodeSettingsOf, requireSettings, settingsOf } from './cluster-settings.js';
 import { adoptIdentity, checkSeedsCluster } from './identity-start.js';
 import { joinThroughSeeds } from './join.js';
 
@@ -62,49 +50,6 @@ export async function loadClusterState(
   return state;
 }
 
-/** The cluster-wide settings a node's config sets (N, R, W). */
-export function settingsOf(config: Pick<Config, 'n' | 'r' | 'w'>): ClusterSettings {
-  return { n: config.n, r: config.r, w: config.w };
-}
-
-/**
- * A restart must use the cluster's N, R and W: a member that acknowledged writes with another W,
- * on other replicas than everyone else's, would break the quorums. A state from before settings
- * were recorded adopts this node's (gossip then agrees on one).
- */
-async function checkSettings(
-  config: Config,
-  view: ClusterView,
-  state: ClusterState,
-  log: Logger,
-): Promise<ClusterState> {
-  const mine = settingsOf(config);
-  if (state.settings === undefined) {
-    const adopted = { ...state, settings: mine };
-    await view.set(adopted);
-    log.info(mine, 'recorded the cluster settings');
-    return adopted;
-  }
-  const mismatch = settingsMismatch(state.settings, mine);
-  if (mismatch !== undefined) {
-    throw new TesseraError(
-      'CLUSTER_MISMATCH',
-      `This node's settings are not its cluster's: ${mismatch}. Start it with the cluster's --n, --r and --w (they are fixed when the cluster is created).`,
-    );
-  }
-  warnIgnoredPartitions(config, state, log);
-  return state;
-}
-
-function warnIgnoredPartitions(config: Config, state: ClusterState, log: Logger): void {
-  if (config.partitions !== state.ring.partitionCount && config.partitions !== PARTITIONS_DEFAULT) {
-    log.warn(
-      { partitions: config.partitions, cluster: state.ring.partitionCount },
-      '--partitions is ignored: the cluster fixed its partition count when it was created',
-    );
-  }
-}
-
 /**
  * A restart with other addresses (a restored data dir on new ports, a new --advertise-*): this
  * node's own record gets them under a higher incarnation, so gossip carries them to every peer.
@@ -144,19 +89,23 @@ async function firstState(
       seeds,
       log.child({ component: 'join' }),
       security,
-      settingsOf(config),
+      nodeSettingsOf(config),
     );
+    // The seed checked the settings; one of an older version may not have (Q, the floor).
+    requireSettings(config, joined);
     await view.set(joined);
-    warnIgnoredPartitions(config, joined, log);
     return joined;
   }
+  const partitions = config.partitions ?? PARTITIONS_DEFAULT;
   const created: ClusterState = {
     clusterId: randomUUID(),
     settings: settingsOf(config),
-    ring: createRing(config.partitions, config.nodeId),
+    ring: createRing(partitions, config.nodeId),
     members: [self],
   };
+  // This node's own --durability may be weaker than the --durability-floor it gives the cluster.
+  requireSettings(config, created);
   await view.set(created);
-  log.info({ clusterId: created.clusterId, partitions: config.partitions }, 'created a new cluster');
+  log.info({ clusterId: created.clusterId, partitions, ...created.settings }, 'created a new cluster');
   return created;
 }

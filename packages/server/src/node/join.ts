@@ -1,5 +1,5 @@
 /** Joining a cluster through its seeds (paper 4.8.2), retrying while they come up. */
-import type { ClusterSettings, ClusterState, Member } from '@tessera/core';
+import type { ClusterState, Member, NodeSettings } from '@tessera/core';
 import { TesseraError } from '@tessera/core';
 import type { Logger } from '../logger.js';
 import type { PeerClientSecurity } from '../transport/credentials.js';
@@ -14,7 +14,7 @@ export async function joinThroughSeeds(
   seeds: readonly string[],
   log: Logger,
   security?: PeerClientSecurity,
-  settings?: ClusterSettings,
+  settings?: NodeSettings,
 ): Promise<ClusterState> {
   let lastError: unknown;
   for (let attempt = 0; attempt < ATTEMPTS_MAX; attempt++) {

@@ -14,7 +14,7 @@ import { CursorStore } from '../transfer/cursor.js';
 import { type MembershipDeps, MembershipService } from '../transfer/membership-service.js';
 import { TransferReceiver } from '../transfer/receiver.js';
 import type { PeerClientSecurity } from '../transport/credentials.js';
-import { settingsOf } from './cluster-state.js';
+import { nodeSettingsOf } from './cluster-settings.js';
 import { joinThroughSeeds } from './join.js';
 
 export interface MembershipParts {
@@ -83,7 +83,12 @@ export function startMembership(p: MembershipParts): MembershipService {
     now: p.now,
     log,
     changed,
-    joinThrough: (seed) => joinThroughSeeds(p.self, [seed], log, p.security, settingsOf(config)),
+    // A node joins with the ring it has: the seed refuses another Q before admitting it.
+    joinThrough: (seed) =>
+      joinThroughSeeds(p.self, [seed], log, p.security, {
+        ...nodeSettingsOf(config),
+        partitions: p.view.require().ring.partitionCount,
+      }),
   });
   membership.start();
   return membership;

@@ -4,11 +4,11 @@
  */
 import {
   admittedIdentity,
-  type ClusterSettings,
   type ClusterState,
   decodePeerState,
   isJsonText,
   type Member,
+  type NodeSettings,
   settingsMismatch,
   TesseraError,
   withMember,
@@ -26,6 +26,7 @@ import type {
   MerkleKeysRequest,
   PeerApi,
 } from '../transport/peer-api.js';
+import { SETTINGS_ADVICE } from './cluster-settings.js';
 
 export interface Serving {
   readonly store: ReplicaStore;
@@ -93,22 +94,22 @@ export class PeerHandler implements PeerApi {
   }
 
   /** Admits `member` (serialized, so two joins through this node never claim the same partitions). */
-  join(member: Member, settings?: ClusterSettings): Promise<ClusterState> {
+  join(member: Member, settings?: NodeSettings): Promise<ClusterState> {
     const result = this.joins.then(() => this.admit(member, settings));
     this.joins = result.catch(() => {});
     return result;
   }
 
-  private async admit(member: Member, settings: ClusterSettings | undefined): Promise<ClusterState> {
+  private async admit(member: Member, settings: NodeSettings | undefined): Promise<ClusterState> {
     const state = this.view.require();
     const mismatch =
       state.settings === undefined || settings === undefined
         ? undefined
-        : settingsMismatch(state.settings, settings);
+        : settingsMismatch(state.settings, state.ring.partitionCount, settings);
     if (mismatch !== undefined) {
       throw new TesseraError(
         'JOIN_REFUSED',
-        `Node "${member.nodeId}" was not admitted: ${mismatch}. Start it with the cluster's --n, --r and --w (or without them if the cluster uses the defaults).`,
+        `Node "${member.nodeId}" was not admitted: ${mismatch}. ${SETTINGS_ADVICE}`,
       );
     }
     const known = state.members.find((m) => m.nodeId === member.nodeId);

@@ -6,6 +6,7 @@
 import {
   type ClusterState,
   CONTEXT_CHARS_MAX,
+  DURABILITIES,
   type ErrorCode,
   type ErrorDetails,
   HISTORY_MAX,
@@ -16,6 +17,7 @@ import {
   MERKLE_LEAF_LEVEL,
   type Member,
   type MemberStatus,
+  type NodeSettings,
   PARTITION_COUNT_MAX,
   STATE_DIGEST_PATTERN,
   TesseraError,
@@ -204,17 +206,43 @@ export const gossipRequestSchema = z.object({ state: clusterStateSchema }) satis
   pb.GossipRequest
 >;
 
-/** A proto `ClusterSettings` in, a core `ClusterSettings` out. */
+/** A proto `ClusterSettings` in, a core `ClusterSettings` out (no floor from older nodes). */
 const settingsSchema = z.object({
   n: z.int().min(1).max(REPLICAS_MAX),
   r: z.int().min(1).max(REPLICAS_MAX),
   w: z.int().min(1).max(REPLICAS_MAX),
+  durabilityFloor: z.enum(DURABILITIES).optional(),
 });
 
-export const joinRequestSchema = z.object({
-  member: memberSchema,
-  settings: settingsSchema.optional(),
-}) satisfies z.ZodType<unknown, pb.JoinRequest>;
+/** A proto `JoinRequest` in: the member, and its `NodeSettings` (absent from older nodes). */
+export const joinRequestSchema = z
+  .object({
+    member: memberSchema,
+    settings: settingsSchema.optional(),
+    partitions: z.int().min(1).max(PARTITION_COUNT_MAX).optional(),
+    durability: z.enum(DURABILITIES).optional(),
+  })
+  .transform(({ member, settings, partitions, durability }) => ({
+    member,
+    ...(settings === undefined
+      ? {}
+      : { settings: { ...settings, ...definedOnly({ partitions, durability }) } satisfies NodeSettings }),
+  })) satisfies z.ZodType<{ member: Member; settings?: NodeSettings }, pb.JoinRequest>;
+
+/** A join as sent: the joiner's settings split into the proto's `settings`, `partitions` and `durability`. */
+export function joinRequestToProto(member: Member, settings?: NodeSettings): pb.JoinRequest {
+  if (settings === undefined) return { member: memberToProto(member) };
+  const { n, r, w, durabilityFloor, partitions, durability } = settings;
+  return {
+    member: memberToProto(member),
+    settings: { n, r, w, ...definedOnly({ durabilityFloor }) },
+    ...definedOnly({ partitions, durability }),
+  };
+}
+
+function definedOnly<T extends object>(obj: T): Partial<T> {
+  return Object.fromEntries(Object.entries(obj).filter(([, v]) => v !== undefined)) as Partial<T>;
+}
 
 /** The reply of Gossip and of Join. */
 export const clusterStateResponseSchema = z.object({ state: clusterStateSchema }) satisfies z.ZodType<

@@ -5,10 +5,10 @@
  */
 import { Client, credentials, type ServiceError } from '@grpc/grpc-js';
 import {
-  type ClusterSettings,
   type ClusterState,
   MERKLE_HASH_BYTES,
   type Member,
+  type NodeSettings,
   TesseraError,
 } from '@tessera/core';
 import type { z } from 'zod';
@@ -18,8 +18,8 @@ import {
   clusterStateToProto,
   coordinateRequestToProto,
   coordinateResponseSchema,
+  joinRequestToProto,
   listKeysResponseSchema,
-  memberToProto,
   merkleKeysResponseSchema,
   parseWire,
   strongPayloadSchema,
@@ -103,8 +103,8 @@ class GrpcPeerClient implements PeerClient {
     return this.parseReply(clusterStateResponseSchema, reply, 'Gossip').state;
   }
 
-  async join(member: Member, timeoutMs: number, settings?: ClusterSettings): Promise<ClusterState> {
-    const request = { member: memberToProto(member), ...(settings === undefined ? {} : { settings }) };
+  async join(member: Member, timeoutMs: number, settings?: NodeSettings): Promise<ClusterState> {
+    const request = joinRequestToProto(member, settings);
     const reply = await this.call(peerService.join, request, timeoutMs);
     return this.parseReply(clusterStateResponseSchema, reply, 'Join').state;
   }

@@ -2,7 +2,7 @@
  * What one node asks of another. The gRPC server in this folder serves a `PeerApi` handler; the
  * gRPC client implements `PeerClient`. Nothing outside `transport/` sees gRPC.
  */
-import type { ClusterSettings, ClusterState, Member } from '@tessera/core';
+import type { ClusterState, Member, NodeSettings } from '@tessera/core';
 import type { WriteReceipt } from '../coordinator/receipt.js';
 
 export interface CoordinateRequest {
@@ -108,7 +108,7 @@ export interface PeerApi {
   /** Push-pull gossip: merge the caller's view and answer with this node's merged view. */
   gossip(state: ClusterState): Promise<ClusterState>;
   /** A new node asks a seed to be admitted; answers with the cluster state that includes it. */
-  join(member: Member, settings?: ClusterSettings): Promise<ClusterState>;
+  join(member: Member, settings?: NodeSettings): Promise<ClusterState>;
   /**
    * Anti-entropy: the hashes of nodes `indices` of `level` of this replica's Merkle tree of
    * `partition`, MERKLE_HASH_BYTES each, in order (core `MerkleTree.hashes`).
@@ -126,8 +126,8 @@ export interface PeerClient {
   replicate(key: string, state: Uint8Array, timeoutMs: number, hint?: string): Promise<void>;
   coordinate(request: CoordinateRequest, timeoutMs: number): Promise<CoordinateReply>;
   gossip(state: ClusterState, timeoutMs: number): Promise<ClusterState>;
-  /** `settings`: the joiner's N, R and W, which a seed compares with the cluster's. */
-  join(member: Member, timeoutMs: number, settings?: ClusterSettings): Promise<ClusterState>;
+  /** `settings`: the joiner's, which a seed compares with the cluster's (core `settingsMismatch`). */
+  join(member: Member, timeoutMs: number, settings?: NodeSettings): Promise<ClusterState>;
   merkleHashes(
     partition: number,
     level: number,

@@ -124,8 +124,19 @@ export interface JoinRequest {
   readonly member?:
     | Member
     | undefined;
-  /** The joiner's N, R and W: a seed refuses a node whose settings are not the cluster's. */
-  readonly settings?: ClusterSettings | undefined;
+  /**
+   * The joiner's N, R and W (and its --durability-floor, if given): a seed refuses a node whose
+   * settings are not the cluster's.
+   */
+  readonly settings?:
+    | ClusterSettings
+    | undefined;
+  /** The joiner's --partitions, if given: refused unless it is the ring's partition count. */
+  readonly partitions?:
+    | number
+    | undefined;
+  /** The joiner's --durability ("process", "fsync-one", "fsync"): refused if weaker than the floor. */
+  readonly durability?: string | undefined;
 }
 
 /** Settings every node of a cluster shares, fixed when it is created. */
@@ -133,6 +144,11 @@ export interface ClusterSettings {
   readonly n: number;
   readonly r: number;
   readonly w: number;
+  /**
+   * The weakest durability a member may run with ("process", "fsync-one", "fsync"); absent from
+   * nodes of older versions, meaning "process".
+   */
+  readonly durabilityFloor?: string | undefined;
 }
 
 export interface JoinResponse {
@@ -970,7 +986,7 @@ export const GossipResponse: MessageFns<GossipResponse> = {
 };
 
 function createBaseJoinRequest(): JoinRequest {
-  return { member: undefined, settings: undefined };
+  return { member: undefined, settings: undefined, partitions: undefined, durability: undefined };
 }
 
 export const JoinRequest: MessageFns<JoinRequest> = {
@@ -980,6 +996,12 @@ export const JoinRequest: MessageFns<JoinRequest> = {
     }
     if (message.settings !== undefined) {
       ClusterSettings.encode(message.settings, writer.uint32(18).fork()).join();
+    }
+    if (message.partitions !== undefined) {
+      writer.uint32(24).uint32(message.partitions);
+    }
+    if (message.durability !== undefined) {
+      writer.uint32(34).string(message.durability);
     }
     return writer;
   },
@@ -1013,6 +1035,22 @@ export const JoinRequest: MessageFns<JoinRequest> = {
             message.settings = ClusterSettings.decode(reader, reader.uint32());
             continue;
           }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.partitions = reader.uint32();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.durability = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1027,7 +1065,7 @@ export const JoinRequest: MessageFns<JoinRequest> = {
 };
 
 function createBaseClusterSettings(): ClusterSettings {
-  return { n: 0, r: 0, w: 0 };
+  return { n: 0, r: 0, w: 0, durabilityFloor: undefined };
 }
 
 export const ClusterSettings: MessageFns<ClusterSettings> = {
@@ -1040,6 +1078,9 @@ export const ClusterSettings: MessageFns<ClusterSettings> = {
     }
     if (message.w !== 0) {
       writer.uint32(24).uint32(message.w);
+    }
+    if (message.durabilityFloor !== undefined) {
+      writer.uint32(34).string(message.durabilityFloor);
     }
     return writer;
   },
@@ -1079,6 +1120,14 @@ export const ClusterSettings: MessageFns<ClusterSettings> = {
             }
 
             message.w = reader.uint32();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.durabilityFloor = reader.string();
             continue;
           }
         }
