@@ -4,6 +4,7 @@
  * key from every replica until they agree, read every strong key and settle every transfer left
  * unknown (strong-final.ts), then check the history and write the summary and the timeline.
  */
+import { setMaxListeners } from 'node:events';
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -32,6 +33,9 @@ import {
   type Step,
   type WorkerContext,
 } from './workloads/worker.js';
+
+/** Listeners on the run's stop signals at most: a few per worker, of up to 9 workers per workload. */
+const LISTENERS_MAX = 200;
 
 const SETTLE_AT_START_MS = 60_000;
 /** Bound on creating the bank's accounts at the start. */
@@ -180,6 +184,8 @@ async function runPhase(deps: PhaseDeps): Promise<PhaseResult> {
   const { options, cluster, history, nemesis, random, nextId, routes, ledger } = deps;
   const stop = new AbortController();
   const hardStop = new AbortController();
+  // Every worker's pauses and calls listen on these (15 workers by default: more than Node's 10).
+  setMaxListeners(LISTENERS_MAX, stop.signal, hardStop.signal);
   const urls = cluster.initialMembers.map((id) => cluster.url(id));
   const workers: Promise<void>[] = [];
   const clients: ReturnType<typeof createClient>[] = [];
