@@ -206,6 +206,16 @@ export class History {
  * Pairs each invoke with its process's next completion. An op still open at the end of the
  * history is `info`: it may or may not have been applied.
  */
+/**
+ * When the last event happened, at least `floorMs` (a loop, not `Math.max(...spread)`: a long run
+ * has more events than a call may take arguments).
+ */
+export function lastEventMs(events: readonly HistoryEvent[], floorMs = 0): number {
+  let last = floorMs;
+  for (const e of events) if (e.atMs > last) last = e.atMs;
+  return last;
+}
+
 export function completedOps(events: readonly HistoryEvent[]): CompletedOp[] {
   const open = new Map<string, OpEvent>();
   const done: CompletedOp[] = [];

@@ -6,7 +6,13 @@
  */
 import { faultWindows } from './checker/faults.js';
 import type { CheckReport, OpRef } from './checker/types.js';
-import { type CompletedOp, completedOps, type HistoryEvent, type PhaseEvent } from './history.js';
+import {
+  type CompletedOp,
+  completedOps,
+  type HistoryEvent,
+  lastEventMs,
+  type PhaseEvent,
+} from './history.js';
 
 const WIDTH_PX = 1400;
 const LEFT_PX = 110;
@@ -21,7 +27,7 @@ interface Mark {
 }
 
 export function renderTimeline(events: readonly HistoryEvent[], report: CheckReport, title: string): string {
-  const endMs = Math.max(1, ...events.map((e) => e.atMs));
+  const endMs = lastEventMs(events, 1);
   const x = (ms: number): number => LEFT_PX + (ms / endMs) * (WIDTH_PX - LEFT_PX - 10);
   const faults = faultWindows(events);
   const kinds = [...new Set(faults.map((f) => f.kind))].sort();

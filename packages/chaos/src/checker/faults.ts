@@ -11,7 +11,13 @@
  * copy. When that node was later wiped, or held the key only as a fallback (a copy no replica can
  * reach for the whole grace period may be dropped), they count as unknown (`info`), not as promises.
  */
-import type { CompletedOp, FaultEvent, FinalEvent, HistoryEvent } from '../history.js';
+import {
+  type CompletedOp,
+  type FaultEvent,
+  type FinalEvent,
+  type HistoryEvent,
+  lastEventMs,
+} from '../history.js';
 import type { ByFault, FaultTally } from './types.js';
 
 export interface FaultWindow {
@@ -31,7 +37,7 @@ export interface Violation {
 
 /** Fault windows from start and end events; a window never ended runs to the end of the history. */
 export function faultWindows(events: readonly HistoryEvent[]): FaultWindow[] {
-  const endMs = Math.max(0, ...events.map((e) => e.atMs));
+  const endMs = lastEventMs(events);
   const starts = new Map<number, FaultEvent>();
   const windows: FaultWindow[] = [];
   const close = (start: FaultEvent, atMs: number): void => {
