@@ -10,6 +10,7 @@ import { attachCluster, type Cluster, type NodeHandle, startLocalCluster } from 
 import { bareDriver, type KeyCounter, type LoadTarget, loadDriver, workloadDriver } from './drivers.js';
 import { createPool } from './http.js';
 import { createKeyChooser } from './keys.js';
+import { LoopDelayProbe } from './loop-probe.js';
 import { machineInfo } from './machine.js';
 import type { BenchOptions } from './options.js';
 import { ProcessSampler } from './proc-sampler.js';
@@ -18,6 +19,8 @@ import { type BenchReport, computeRatios, type PhaseResult, type TargetMode } fr
 import { currentRevision } from './revision.js';
 import { createKeyRouter, type KeyRouter } from './routing.js';
 import { type Driver, type PhaseContext, type PhasePlan, runPhase } from './runner.js';
+import { nodeMinutes, type SampleRound, soakMinutes, soakVerdict } from './soak-minutes.js';
+import { SoakSampler, sampleEveryMs } from './soak-sampler.js';
 import { makeValues, putBody } from './values.js';
 import { needsLoadedKeys, WORKLOADS } from './workloads.js';
 
@@ -46,7 +49,10 @@ export async function runBench(options: BenchOptions, io: BenchIo): Promise<Benc
   const processes = new ProcessSampler();
   processes.watch({ name: 'bench', pid: process.pid });
   processes.start();
-  const ctx: PhaseContext = { progress: io.progress, processes, signal: io.signal };
+  const loopDelay = new LoopDelayProbe();
+  const ctx: PhaseContext = { progress: io.progress, processes, loopDelay, signal: io.signal };
+  const soak = options.soak ? new SoakSampler(sampleEveryMs(options.windowS * 1000)) : undefined;
+  let soakRounds: readonly SampleRound[] = [];
   const rng = createRng(options.seed);
   const values = makeValues(options.valueBytes, DISTINCT_VALUES, rng);
   const phases: PhaseResult[] = [];
@@ -59,10 +65,15 @@ export async function runBench(options: BenchOptions, io: BenchIo): Promise<Benc
       for (const result of await runBarePhases(options, values[0]!, ctx, io)) record(result);
     }
     const cluster = await openCluster(options, io);
-    for (const node of cluster.nodes)
+    for (const node of cluster.nodes) {
       if (node.pid !== undefined) processes.watch({ name: node.nodeId, pid: node.pid });
+      loopDelay.watch(node.nodeId, node.url);
+      soak?.watch(node.nodeId, node.url, node.pid);
+    }
     try {
-      await runClusterPhases(options, cluster, { values, rng }, ctx, io, record);
+      const hooks =
+        soak === undefined ? {} : { soak, onSoakDone: (r: readonly SampleRound[]) => (soakRounds = r) };
+      await runClusterPhases(options, cluster, { values, rng }, ctx, io, record, hooks);
     } finally {
       await cluster.stop();
     }
@@ -88,6 +99,7 @@ export async function runBench(options: BenchOptions, io: BenchIo): Promise<Benc
       ratios: computeRatios(phases),
       rssMaxBytes: processes.runRssMaxBytes(),
       anonMaxBytes: processes.runAnonMaxBytes(),
+      ...(soak === undefined ? {} : { soak: soakResult(options, phases.at(-1), soakRounds) }),
     };
   } finally {
     processes.stop();
@@ -101,6 +113,7 @@ async function runClusterPhases(
   ctx: PhaseContext,
   io: BenchIo,
   record: (result: PhaseResult) => void,
+  hooks: SoakHooks,
 ): Promise<void> {
   const pools = new Map<TargetMode, Pool[]>();
   let router: KeyRouter | undefined;
@@ -139,12 +152,18 @@ async function runClusterPhases(
         const driver = workloadDriver(WORKLOADS[name], target(mode), keys, fresh);
         // With --cpu-prof-dir, node n0's profile covers the measured part of the workloads.
         const rate = options.ratePerSec === undefined ? {} : { ratePerSec: options.ratePerSec };
-        record(
-          await runPhase(
-            { ...plan(name, mode, driver), ...rate, onMeasureStart: cluster.startProfiling },
-            ctx,
-          ),
+        const { soak } = hooks;
+        const onMeasureStart = (): void => {
+          cluster.startProfiling();
+          soak?.start();
+        };
+        const windows = soak === undefined ? {} : { windowMs: options.windowS * 1000 };
+        const result = await runPhase(
+          { ...plan(name, mode, driver), ...rate, ...windows, onMeasureStart },
+          ctx,
         );
+        if (soak !== undefined) hooks.onSoakDone?.(await soak.stop());
+        record(result);
       }
     }
   } finally {
@@ -207,11 +226,34 @@ function targetPools(nodes: readonly NodeHandle[], mode: 'one' | 'spread', conne
   });
 }
 
+/** With --soak: the sampler that follows the workload phase, and where its rounds go when it ends. */
+interface SoakHooks {
+  readonly soak?: SoakSampler;
+  readonly onSoakDone?: (rounds: readonly SampleRound[]) => void;
+}
+
+function soakResult(options: BenchOptions, phase: PhaseResult | undefined, rounds: readonly SampleRound[]) {
+  const sampleS = sampleEveryMs(options.windowS * 1000) / 1000;
+  // The measured time ends when the last request in flight answers; none starts after --duration-s.
+  const durationS = Math.min(options.durationS, (phase?.durationMs ?? 0) / 1000);
+  const minutes = soakMinutes(phase?.windows ?? [], options.windowS, durationS);
+  const nodes = nodeMinutes(rounds, Math.round(options.windowS / sampleS), sampleS);
+  return {
+    windowS: options.windowS,
+    sampleS,
+    minutes,
+    nodes,
+    verdict: soakVerdict(minutes, nodes, options.windowS),
+  };
+}
+
 function summaryLine(p: PhaseResult): string {
   const errors = Object.values(p.errors).reduce((a, b) => a + b, 0);
   const ms = (v: number): string => (Number.isFinite(v) ? v.toFixed(2) : '–');
+  const loop = Object.entries(p.eventLoop ?? {}).map(([node, s]) => `${node} ${ms(s.p999Ms)}`);
   return (
     `${p.name} (${p.target}): ${Math.round(p.opsPerSec)} ops/s, p50 ${ms(p.latency.p50Ms)} ms, ` +
-    `p99 ${ms(p.latency.p99Ms)} ms, p99.9 ${ms(p.latency.p999Ms)} ms, max ${ms(p.latency.maxMs)} ms, errors ${errors}`
+    `p99 ${ms(p.latency.p99Ms)} ms, p99.9 ${ms(p.latency.p999Ms)} ms, max ${ms(p.latency.maxMs)} ms, errors ${errors}` +
+    (loop.length === 0 ? '' : `; event-loop delay p99.9 ms: ${loop.join(', ')}`)
   );
 }

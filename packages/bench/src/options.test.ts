@@ -19,6 +19,24 @@ describe('bench options', () => {
     expect(() => parseBenchArgs(['--workloads', 'W,transactions'])).toThrow(/run alone/);
   });
 
+  it('--soak runs workload A for 10 minutes in 60 s windows, without the bare baseline', () => {
+    const o = parseBenchArgs(['--soak']);
+    expect([o.soak, o.workloads, o.durationS, o.windowS, o.warmupS, o.bare]).toEqual([
+      true,
+      ['A'],
+      600,
+      60,
+      10,
+      false,
+    ]);
+    const q = parseBenchArgs(['--soak', '--quick', '--workloads', 'B']);
+    expect([q.workloads, q.durationS, q.windowS, q.keys]).toEqual([['B'], 30, 10, 2000]);
+    expect(() => parseBenchArgs(['--soak', '--workloads', 'A,C'])).toThrow(/one workload/);
+    expect(() => parseBenchArgs(['--soak', '--duration-s', '30'])).toThrow(/--window-s 60 is longer/);
+    expect(() => parseBenchArgs(['--window-s', '10'])).toThrow(/--soak only/);
+    expect(() => parseBenchArgs(['--soak', '--duration-s', '7201'])).toThrow(UsageError);
+  });
+
   it('--quick shortens phases unless told otherwise', () => {
     const o = parseBenchArgs(['--quick']);
     expect([o.durationS, o.warmupS, o.keys]).toEqual([3, 1, 2000]);

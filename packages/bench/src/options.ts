@@ -31,6 +31,9 @@ export interface BenchOptions {
   readonly quick: boolean;
   /** Passed to the nodes the harness starts (`tessera start --durability`); undefined: their default. */
   readonly durability: Durability | undefined;
+  /** --soak: one long workload phase, reported per window of windowS (see soak-minutes.ts). */
+  readonly soak: boolean;
+  readonly windowS: number;
 }
 
 /** Node durability modes the bench can ask for; a node that lacks one refuses to start. */
@@ -70,6 +73,11 @@ bench-results/<time>.json and .md.
   --duration-s S        measured seconds per phase (default 10)
   --warmup-s S          unmeasured seconds before each phase (default 2)
   --quick               smoke check: 3 s phases, 1 s warmup, 2000 keys
+  --soak                sustained load: one workload (default A) for --duration-s (default 600)
+                        after --warmup-s (default 10), against the cluster only, reported per
+                        window: throughput, latency, and per node CPU, heap, RSS, event-loop delay;
+                        the verdict compares every window with the first (target: within 10%)
+  --window-s S          the soak's window (default 60; with --quick 10, and 30 s in all)
   --url URL[,URL...]    target running nodes (loopback only) instead of starting a local cluster
   --nodes K             nodes of the local cluster (default 3)
   --n N --r R --w W     replication settings of the local cluster (default 3, 2, 2)
@@ -100,7 +108,7 @@ export function parseBenchArgs(argv: readonly string[]): BenchOptions {
     allowNegative: true,
     options: {
       help: { type: 'boolean', short: 'h', default: false },
-      workloads: { type: 'string', default: 'W,C,A' },
+      workloads: { type: 'string' },
       target: { type: 'string' },
       routing: { type: 'string', default: 'server' },
       durability: { type: 'string' },
@@ -112,6 +120,8 @@ export function parseBenchArgs(argv: readonly string[]): BenchOptions {
       'duration-s': { type: 'string' },
       'warmup-s': { type: 'string' },
       quick: { type: 'boolean', default: false },
+      soak: { type: 'boolean', default: false },
+      'window-s': { type: 'string' },
       url: { type: 'string', multiple: true, default: [] },
       nodes: { type: 'string', default: '3' },
       n: { type: 'string', default: '3' },
@@ -124,8 +134,10 @@ export function parseBenchArgs(argv: readonly string[]): BenchOptions {
       'cpu-prof-dir': { type: 'string' },
     },
   });
-  const quick = values.quick;
-  const workloads = values.workloads.split(',').map((w) => w.trim().toUpperCase());
+  const { quick, soak } = values;
+  const workloads = (values.workloads ?? (soak ? 'A' : 'W,C,A'))
+    .split(',')
+    .map((w) => w.trim().toUpperCase());
   for (const w of workloads) {
     if (isTransactionsName(w)) {
       throw new UsageError(
@@ -155,6 +167,23 @@ export function parseBenchArgs(argv: readonly string[]): BenchOptions {
   if (durability !== undefined && urls.length > 0) {
     throw new UsageError('--durability configures nodes the harness starts; it cannot be used with --url.');
   }
+  if (soak && (workloads.length !== 1 || targets.length !== 1)) {
+    throw new UsageError(
+      '--soak runs one workload on one target: give one --workloads and --target one or spread.',
+    );
+  }
+  // A soak keeps up to 200,000 latencies per window in memory (windows.ts): two hours at most.
+  const durationMaxS = soak ? 7_200 : 3_600;
+  const durationS = seconds(
+    '--duration-s',
+    values['duration-s'] ?? defaultDuration(quick, soak),
+    0.1,
+    durationMaxS,
+  );
+  const windowS = seconds('--window-s', values['window-s'] ?? (quick ? '10' : '60'), 1, 3_600);
+  if (soak && windowS > durationS)
+    throw new UsageError(`--window-s ${windowS} is longer than --duration-s ${durationS}.`);
+  if (!soak && values['window-s'] !== undefined) throw new UsageError('--window-s applies to --soak only.');
   const cpuProfDir = values['cpu-prof-dir'];
   if (cpuProfDir !== undefined && urls.length > 0) {
     throw new UsageError('--cpu-prof-dir profiles a node the harness starts; it cannot be used with --url.');
@@ -168,21 +197,33 @@ export function parseBenchArgs(argv: readonly string[]): BenchOptions {
     valueBytes: whole('--value-bytes', values['value-bytes'], VALUE_BYTES_MIN, 1024 * 1024),
     connections: whole('--connections', values.connections, 1, 10_000),
     ratePerSec: values.rate === undefined ? undefined : whole('--rate', values.rate, 1, 1_000_000),
-    durationS: seconds('--duration-s', values['duration-s'] ?? (quick ? '3' : '10'), 0.1, 3_600),
-    warmupS: seconds('--warmup-s', values['warmup-s'] ?? (quick ? '1' : '2'), 0, 600),
+    durationS,
+    warmupS: seconds('--warmup-s', values['warmup-s'] ?? defaultWarmup(quick, soak), 0, 600),
     urls,
     nodes,
     n,
     r,
     w,
-    bare: values.bare,
+    bare: values.bare && !soak,
     outDir: values.out,
     seed: whole('--seed', values.seed, 0, 2 ** 32 - 1),
     keepData: values['keep-data'],
     cpuProfDir,
     quick,
     durability,
+    soak,
+    windowS,
   };
+}
+
+function defaultDuration(quick: boolean, soak: boolean): string {
+  if (soak) return quick ? '30' : '600';
+  return quick ? '3' : '10';
+}
+
+function defaultWarmup(quick: boolean, soak: boolean): string {
+  if (soak) return quick ? '2' : '10';
+  return quick ? '1' : '2';
 }
 
 /**

@@ -44,7 +44,7 @@ export function parseCpuMs(stat: string): number | undefined {
   return ((userTicks + systemTicks) * 1000) / CLOCK_TICKS_PER_S;
 }
 
-async function readProc<T>(pid: number, file: string, parse: (text: string) => T | undefined) {
+export async function readProc<T>(pid: number, file: string, parse: (text: string) => T | undefined) {
   try {
     return parse(await readFile(`/proc/${pid}/${file}`, 'utf8'));
   } catch {

@@ -6,8 +6,8 @@
  */
 import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
+import { formatPercent, renderTable } from './format.js';
 import { type CpuProfile, type FunctionTime, summarizeProfile } from './profile.js';
-import { formatPercent, renderTable } from './report.js';
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,

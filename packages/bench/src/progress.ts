@@ -2,7 +2,7 @@
  * The progress line while a phase runs: on a TTY one line rewritten in place every second,
  * otherwise a plain line every few seconds (for logs and CI).
  */
-import { formatCount, formatMs } from './report.js';
+import { formatCount, formatMs } from './format.js';
 
 export interface ProgressSample {
   readonly phase: string;

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { formatErrors, renderTable } from './format.js';
 import { parseCpuMs, parseRssAnonBytes, parseVmRssBytes } from './proc-sampler.js';
-import { formatErrors, renderMarkdown, renderPhaseTable, renderTable } from './report.js';
+import { renderMarkdown, renderPhaseTable } from './report.js';
 import { type BenchReport, computeRatios, type PhaseResult } from './results.js';
 
 const MIB = 1024 * 1024;

@@ -1,7 +1,8 @@
 /** Renders a run's results as Markdown: settings, one table row per phase, ratios, processes. */
-import type { BenchReport, OpStats, PhaseResult, Ratios, TargetMode } from './results.js';
 
-const MIB = 1024 * 1024;
+import { formatCount, formatErrors, formatMib, formatMs, formatPercent, renderTable } from './format.js';
+import type { BenchReport, OpStats, PhaseResult, Ratios, TargetMode } from './results.js';
+import { renderSoak } from './soak-report.js';
 
 export function renderMarkdown(report: BenchReport): string {
   const { settings, cluster, machine } = report;
@@ -19,6 +20,7 @@ export function renderMarkdown(report: BenchReport): string {
     '',
     renderPhaseTable(report.phases),
     '',
+    ...(report.soak === undefined ? [] : [renderSoak(report.soak), '']),
     renderRatios(report.ratios),
     '',
     renderProcessTable(report.phases),
@@ -62,7 +64,7 @@ export function renderPhaseTable(phases: readonly PhaseResult[]): string {
   return renderTable(PHASE_HEADER, rows, new Set([2, 3, 4, 5, 6]));
 }
 
-/** Per phase and process: CPU (in cores), CPU per successful operation, max RSS. */
+/** Per phase and process: CPU (in cores), CPU per successful operation, max RSS, event-loop delay p99.9. */
 export function renderProcessTable(phases: readonly PhaseResult[]): string {
   const rows: string[][] = [];
   for (const p of phases) {
@@ -74,24 +76,17 @@ export function renderProcessTable(phases: readonly PhaseResult[]): string {
         Number.isFinite(s.cpuShare) ? s.cpuShare.toFixed(2) : '–',
         Number.isFinite(usPerOp) ? formatCount(usPerOp) : '–',
         Number.isFinite(s.rssMaxBytes) ? formatMib(s.rssMaxBytes) : '–',
+        formatMs(p.eventLoop?.[name]?.p999Ms ?? Number.NaN),
       ]);
     }
   }
   if (rows.length === 0)
     return 'Processes: not sampled (no /proc, or the processes are not on this machine).';
-  return renderTable(['phase', 'process', 'CPU cores', 'CPU µs/op', 'max RSS MiB'], rows, new Set([2, 3, 4]));
-}
-
-/** A Markdown table; columns in `rightAligned` are numbers. */
-export function renderTable(
-  header: readonly string[],
-  rows: readonly (readonly string[])[],
-  rightAligned: ReadonlySet<number> = new Set(),
-): string {
-  const cells = (row: readonly string[]): string =>
-    `| ${row.map((c) => c.replaceAll('|', '\\|')).join(' | ')} |`;
-  const rule = `| ${header.map((_, i) => (rightAligned.has(i) ? '---:' : '---')).join(' | ')} |`;
-  return [cells(header), rule, ...rows.map(cells)].join('\n');
+  return renderTable(
+    ['phase', 'process', 'CPU cores', 'CPU µs/op', 'max RSS MiB', 'loop p99.9 ms'],
+    rows,
+    new Set([2, 3, 4, 5]),
+  );
 }
 
 function renderRatios(ratios: Ratios): string {
@@ -119,30 +114,6 @@ function renderRss(
   const rss = `Max RSS over the whole run (MiB): ${list(rssMaxBytes)}.`;
   if (anonMaxBytes === undefined || Object.keys(anonMaxBytes).length === 0) return rss;
   return `${rss}\nMax anonymous RSS (RssAnon: heap and native memory, without the table files LevelDB maps; MiB): ${list(anonMaxBytes)}.`;
-}
-
-export function formatCount(value: number): string {
-  return Math.round(value).toLocaleString('en-US');
-}
-
-export function formatMs(value: number): string {
-  if (!Number.isFinite(value)) return '–';
-  return value < 10 ? value.toFixed(2) : value.toFixed(1);
-}
-
-export function formatPercent(share: number): string {
-  return `${(share * 100).toFixed(1)}%`;
-}
-
-export function formatMib(bytes: number): string {
-  return String(Math.round(bytes / MIB));
-}
-
-export function formatErrors(errors: Readonly<Record<string, number>>): string {
-  const entries = Object.entries(errors).sort((a, b) => b[1] - a[1]);
-  if (entries.length === 0) return '0';
-  const total = entries.reduce((sum, [, n]) => sum + n, 0);
-  return `${formatCount(total)} (${entries.map(([code, n]) => `${code} ${formatCount(n)}`).join(', ')})`;
 }
 
 export function formatSiblings(phase: PhaseResult): string {

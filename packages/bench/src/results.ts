@@ -1,6 +1,8 @@
 /** The shape of a benchmark run's results, as written to bench-results/*.json. */
 import type { KeyDistribution } from './keys.js';
+import type { LoopDelayStats } from './loop-probe.js';
 import type { Revision } from './revision.js';
+import type { SoakResult } from './soak-minutes.js';
 import type { WindowStats } from './windows.js';
 import type { WorkloadName } from './workloads.js';
 
@@ -52,6 +54,8 @@ export interface PhaseResult {
   readonly processes: Readonly<Record<string, ProcessStats>>;
   /** Latency per window of the measured time, when the phase asked for it. */
   readonly windows?: readonly WindowStats[];
+  /** Event-loop delay during the measured time, by node id (from the nodes' /metrics). */
+  readonly eventLoop?: Readonly<Record<string, LoopDelayStats>>;
 }
 
 export interface ProcessStats {
@@ -121,6 +125,8 @@ export interface BenchReport {
   readonly rssMaxBytes: Readonly<Record<string, number>>;
   /** The most anonymous memory (RssAnon: without mapped file pages) per process over the run. */
   readonly anonMaxBytes?: Readonly<Record<string, number>>;
+  /** With --soak: the measured workload minute by minute, and the verdict. */
+  readonly soak?: SoakResult;
 }
 
 /** Cluster-over-bare throughput ratios from the W and C phases and the bare phases. */

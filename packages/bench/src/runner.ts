@@ -5,6 +5,7 @@
  * by the next free worker. Operations that start during the warmup are not measured.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
+import type { LoopDelayProbe } from './loop-probe.js';
 import type { ProcessSampler } from './proc-sampler.js';
 import type { ProgressSink } from './progress.js';
 import { type Outcome, PhaseRecorder } from './recorder.js';
@@ -44,6 +45,8 @@ export interface PhasePlan {
 export interface PhaseContext {
   readonly progress: ProgressSink;
   readonly processes: ProcessSampler;
+  /** Event-loop delay of the nodes over the measured time, when there are nodes to ask. */
+  readonly loopDelay?: LoopDelayProbe;
   /** Set to stop every phase early (Ctrl-C). */
   readonly signal: AbortSignal;
 }
@@ -60,7 +63,7 @@ export async function runPhase(plan: PhasePlan, ctx: PhaseContext): Promise<Phas
   let measureStarted: Promise<void> | undefined;
   const beginMeasuring = (): Promise<void> => {
     if (measureStarted === undefined) plan.onMeasureStart?.();
-    measureStarted ??= ctx.processes.beginPhase();
+    measureStarted ??= Promise.all([ctx.processes.beginPhase(), ctx.loopDelay?.begin()]).then(() => {});
     return measureStarted;
   };
   const warmupTimer = setTimeout(() => void beginMeasuring(), plan.warmupMs);
@@ -117,8 +120,13 @@ export async function runPhase(plan: PhasePlan, ctx: PhaseContext): Promise<Phas
   }
   const measuredMs = Math.max(0, performance.now() - Math.max(measureFromMs, startedMs));
   await beginMeasuring();
-  const result = recorder.summarize(plan.head, measuredMs, await ctx.processes.endPhase());
-  return windows === undefined ? result : { ...result, windows: windows.summarize() };
+  const [processes, eventLoop] = await Promise.all([ctx.processes.endPhase(), ctx.loopDelay?.end()]);
+  const result = recorder.summarize(plan.head, measuredMs, processes);
+  return {
+    ...result,
+    ...(windows === undefined ? {} : { windows: windows.summarize() }),
+    ...(eventLoop === undefined || Object.keys(eventLoop).length === 0 ? {} : { eventLoop }),
+  };
 }
 
 /** Start times one after another, 1000 / rate ms apart, from `startMs`. */

@@ -141,6 +141,13 @@ export const configSchema = z
       .min(1024)
       .max(16 * 1024 * 1024 * 1024)
       .default(256 * 1024 * 1024),
+    /** Memory for recently read and written keys' states (storage/state-cache.ts); 0 turns the cache off. */
+    stateCacheBytesMax: z
+      .number()
+      .int()
+      .min(0)
+      .max(16 * 1024 * 1024 * 1024)
+      .default(32 * 1024 * 1024),
     /** Hints older than this are dropped undelivered; keep it well below tombstoneGraceMs. */
     hintTtlMs: z
       .number()

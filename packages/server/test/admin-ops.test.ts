@@ -96,6 +96,7 @@ async function writeWhileCutOff(keys: readonly string[]): Promise<void> {
 interface Status {
   stored: { keys: number; bytes: number; partitionsCounted: number; partitionCount: number };
   hintsHeld: { count: number };
+  stateCache: { hitRatio: number | null; hits: number; bytes: number; bytesMax: number };
 }
 
 const ownStatus = async (node: LocalNode): Promise<Status> =>
@@ -120,6 +121,28 @@ describe('admin repair', () => {
     const out = await cli('repair', '--node', v.url, '--partition', '9999');
     expect(out.code).toBe(1);
     expect(out.stderr).toContain('BAD_REQUEST: Partition 9999 does not exist');
+  });
+});
+
+describe('state cache', () => {
+  it('answers repeated gets of a key from memory, as /v1/status and /metrics show', async () => {
+    const cache = async () => {
+      const all = await Promise.all([a, v, c].map(async (n) => (await ownStatus(n)).stateCache));
+      return { hits: all.reduce((sum, s) => sum + s.hits, 0), all };
+    };
+    const put = await http(a.url, 'PUT', kvPath('cache/hot'), { json: { value: 1 } });
+    expect(put.status).toBe(200);
+    const before = await cache();
+    for (let i = 0; i < 3; i++) expect((await http(a.url, 'GET', kvPath('cache/hot'))).status).toBe(200);
+    const after = await cache();
+    expect(after.hits - before.hits).toBeGreaterThanOrEqual(3);
+    for (const s of after.all) {
+      expect(s.bytes).toBeLessThanOrEqual(s.bytesMax);
+      if (s.hitRatio !== null) expect(s.hitRatio).toBeGreaterThanOrEqual(0);
+    }
+    const metrics = String((await http(v.url, 'GET', '/metrics')).body.text);
+    expect(metrics).toMatch(/^tessera_state_cache_hits_total \d+$/m);
+    expect(metrics).toMatch(/^tessera_state_cache_bytes_max 33554432$/m);
   });
 });
 

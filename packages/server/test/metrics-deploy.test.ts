@@ -137,7 +137,8 @@ describe('metrics named by deploy/ exist on a running node', () => {
     ])
       expect(types.has(family), family).toBe(true);
     expect(text).toMatch(/^tessera_build_info\{version="\d+\.\d+\.\d+[^"]*",node="v\d+[^"]*"\} 1$/m);
-    expect(text).toMatch(/^tessera_event_loop_delay_seconds\{quantile="0\.99"\} \d/m);
+    expect(types.get('tessera_event_loop_delay_seconds')).toBe('histogram');
+    expect(text).toMatch(/^tessera_event_loop_delay_seconds_bucket\{le="0\.01"\} \d/m);
     // A node with storage on disk reports its size.
     expect(Number(/^tessera_storage_disk_bytes (\S+)$/m.exec(text)?.[1])).toBeGreaterThan(0);
   });

@@ -1,5 +1,5 @@
 /** Renders a `pnpm bench paper` run as Markdown: one section per experiment, ours beside the paper's. */
-import { formatCount, formatErrors, formatMs, renderTable } from '../report.js';
+import { formatCount, formatErrors, formatMs, renderTable } from '../format.js';
 import type { PhaseResult } from '../results.js';
 import { type Fig8Result, popularityLabel } from './fig8.js';
 import {

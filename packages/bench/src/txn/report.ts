@@ -1,6 +1,7 @@
 /** Renders a `pnpm bench transactions` run as Markdown, with the paper's statements beside ours. */
+
+import { formatCount, formatErrors, formatMs, renderTable } from '../format.js';
 import { nodeCpuUsPerOp } from '../paper/model.js';
-import { formatCount, formatErrors, formatMs, renderTable } from '../report.js';
 import type { LatencySummary, PhaseResult } from '../results.js';
 import {
   isMixKind,

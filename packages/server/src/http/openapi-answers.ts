@@ -155,6 +155,19 @@ export const statusBody = z
     hintsHeld: z
       .object({ count: z.int(), bytes: z.int() })
       .meta({ description: 'Hints held for other nodes.' }),
+    stateCache: z
+      .object({
+        hitRatio: z.number().nullable(),
+        hits: z.int(),
+        misses: z.int(),
+        entries: z.int(),
+        bytes: z.int(),
+        bytesMax: z.int(),
+      })
+      .meta({
+        description:
+          "The cache of recently read and written keys' states (stateCacheBytesMax); hitRatio is null before the first read.",
+      }),
     drain: z
       .looseObject({ phase: z.enum(['serving', 'draining', 'drained', 'timed-out']) })
       .meta({ description: 'Whether this node drains (POST /v1/admin/drain).' }),

@@ -5,6 +5,7 @@
  */
 import type { RepairDeps } from '../anti-entropy/repair-now.js';
 import { StoreCounting } from '../background/store-counting.js';
+import type { StateCacheStats } from '../storage/state-cache.js';
 import { Drain } from './drain.js';
 import type { RunningNode } from './node.js';
 
@@ -62,6 +63,19 @@ export function nodeOps(node: RunningNode, exit: () => void): NodeOps {
   };
 }
 
+function stateCacheView(s: StateCacheStats) {
+  const reads = s.hits + s.misses;
+  const hitRatio = reads === 0 ? null : Math.round((s.hits / reads) * 1000) / 1000;
+  return {
+    hitRatio,
+    hits: s.hits,
+    misses: s.misses,
+    entries: s.entries,
+    bytes: s.bytes,
+    bytesMax: s.bytesMax,
+  };
+}
+
 function opsStatus(node: Pick<RunningNode, 'store' | 'hints'>, drain: Pick<Drain, 'view'>) {
   const { keys, tombstones, bytes, partitionsCounted } = node.store.stored();
   return {
@@ -70,6 +84,8 @@ function opsStatus(node: Pick<RunningNode, 'store' | 'hints'>, drain: Pick<Drain
      * over the partitions counted so far: all of them (`partitionCount`) soon after a start.
      */
     stored: { keys, tombstones, bytes, partitionsCounted, partitionCount: node.store.partitionCount },
+    /** The cache of recent states (storage/state-cache.ts), with the share of reads it answered. */
+    stateCache: stateCacheView(node.store.cacheStats()),
     /** Hints this node holds for other nodes. */
     hintsHeld: node.hints.totals(),
     drain: drain.view(),

@@ -29,6 +29,7 @@ import {
   registerStorageMetrics,
   registerStrongMetrics,
 } from './metrics.js';
+import { registerStateCacheMetrics } from './metrics-state-cache.js';
 
 /** What a node is assembled from. */
 export interface NodeGround {
@@ -115,6 +116,7 @@ function stores({ config, engine, view, now }: NodeGround): Pick<NodeParts, 'sto
     sync: config.durability === 'fsync',
     syncUpdates: config.durability === 'fsync-one',
     siblingsMax: config.siblingsMax,
+    stateCacheBytesMax: config.stateCacheBytesMax,
     now,
   });
   const hints = new HintStore(engine, {
@@ -274,6 +276,7 @@ function registerPartMetrics(metrics: NodeMetrics, p: Omit<NodeParts, 'metrics'>
   });
   registerAntiEntropyMetrics(registry, { stats: () => p.antiEntropy.stats(), now: p.now });
   registerStorageMetrics(registry, p.config.storage === 'memory' ? undefined : p.config.dataDir);
+  registerStateCacheMetrics(registry, () => p.store.cacheStats());
   registerStrongMetrics(registry, () => ({ ...p.strong.sweeper.stats }));
   registerClusterMetrics(registry, {
     peersDown: () => p.peers.health().filter((h) => h.down).length,

@@ -6,8 +6,8 @@
  * that use them (checked against a running node by test/metrics-deploy.test.ts).
  */
 import { readFileSync } from 'node:fs';
-import { type IntervalHistogram, monitorEventLoopDelay } from 'node:perf_hooks';
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+import { registerEventLoopDelay } from './metrics-loop.js';
 
 /** Buckets of request latencies, in seconds. */
 const LATENCY_BUCKETS = [0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5];
@@ -89,44 +89,6 @@ function registerBuildInfo(registry: Registry): void {
     registers: [registry],
   });
   info.set({ version: packageVersion(), node: process.version }, 1);
-}
-
-const LOOP_RESOLUTION_MS = 10;
-
-/** One monitor per process (the event loop is the process's), started with the first node. */
-let loopDelay: IntervalHistogram | undefined;
-
-/** Event-loop delay quantiles over the time since the previous scrape (perf_hooks). */
-function registerEventLoopDelay(registry: Registry): void {
-  if (loopDelay === undefined) {
-    loopDelay = monitorEventLoopDelay({ resolution: LOOP_RESOLUTION_MS });
-    loopDelay.enable();
-  }
-  const delay = loopDelay;
-  // The monitor samples with a timer every LOOP_RESOLUTION_MS and records the whole interval: the
-  // delay is what exceeds it.
-  const seconds = (ns: number): number =>
-    Number.isFinite(ns) ? Math.max(0, ns / 1e9 - LOOP_RESOLUTION_MS / 1000) : 0;
-  new Gauge({
-    name: 'tessera_event_loop_delay_seconds',
-    help: 'Event-loop delay quantiles since the previous scrape (a busy loop delays every request).',
-    labelNames: ['quantile'] as const,
-    registers: [registry],
-    collect() {
-      for (const q of [0.5, 0.99, 0.999])
-        this.set({ quantile: String(q) }, seconds(delay.percentile(q * 100)));
-    },
-  });
-  new Gauge({
-    name: 'tessera_event_loop_delay_max_seconds',
-    help: 'Longest event-loop delay since the previous scrape.',
-    registers: [registry],
-    collect() {
-      // Registered after the quantiles, so both are read before the window restarts.
-      this.set(delay.count === 0 ? 0 : seconds(delay.max));
-      delay.reset();
-    },
-  });
 }
 
 export * from './metrics-cluster.js';

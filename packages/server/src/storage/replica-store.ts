@@ -7,10 +7,10 @@
  * one key never lose an update, and writes to different keys run in parallel. Each change also
  * updates the partition's Merkle tree (partition-trees.ts) and the tombstone index, in the same
  * atomic batch as the state for the latter. Concurrent changes reach the engine together, as one
- * batch per tick (group-commit.ts).
+ * batch per tick (group-commit.ts). Reads go to a write-through cache of recent states first
+ * (state-cache.ts), updated only under the key's lock once the engine write committed.
  */
 import {
-  decodeState,
   EMPTY_STATE,
   encodeState,
   isTombstone,
@@ -18,7 +18,6 @@ import {
   type MerkleTree,
   mergeStates,
   PARTITION_COUNT_MAX,
-  restartsTombstoneClock,
   sameState,
   TesseraError,
 } from '@tessera/core';
@@ -27,6 +26,7 @@ import { GroupCommit } from './group-commit.js';
 import { KeyLock } from './key-lock.js';
 import { migrateLayout } from './layout.js';
 import { PartitionTrees, type StoredTally } from './partition-trees.js';
+import { type CachedState, StateCache, type StateCacheStats } from './state-cache.js';
 import {
   bucketRange,
   bucketsRange,
@@ -41,6 +41,10 @@ import {
   tombstoneUserKey,
   userKeyOf,
 } from './stored-keys.js';
+import { checkSiblings, decodeStored, tombstoneIndexOp } from './stored-state.js';
+
+/** Default bound of the state cache (config `stateCacheBytesMax`). */
+export const STATE_CACHE_BYTES_DEFAULT = 32 * 1024 * 1024;
 
 export interface ReplicaStoreOptions {
   /** Q, the ring's fixed partition count. */
@@ -53,6 +57,8 @@ export interface ReplicaStoreOptions {
   readonly siblingsMax?: number;
   /** The clock that stamps the tombstone index; default Date.now. */
   readonly now?: () => number;
+  /** Bound of the cache of recent states (state-cache.ts); 0 turns it off. */
+  readonly stateCacheBytesMax?: number;
 }
 
 export interface UpdateHooks {
@@ -86,6 +92,7 @@ export class ReplicaStore {
   });
   private readonly now: () => number;
   private readonly commits: GroupCommit;
+  private readonly cache: StateCache;
 
   constructor(
     private readonly engine: StorageEngine,
@@ -100,24 +107,32 @@ export class ReplicaStore {
     }
     this.now = options.now ?? Date.now;
     this.commits = new GroupCommit(engine);
+    this.cache = new StateCache(options.stateCacheBytesMax ?? STATE_CACHE_BYTES_DEFAULT);
   }
 
   /**
    * Moves data written by an older Tessera to the current layout (once; later calls only check a
    * marker). Call before serving: until then such data is invisible.
    */
-  open(): Promise<void> {
-    return migrateLayout(this.engine, this.options.partitionCount, this.now(), this.options.sync);
+  async open(): Promise<void> {
+    await migrateLayout(this.engine, this.options.partitionCount, this.now(), this.options.sync);
+    this.cache.clear();
   }
 
+  /** The stored state; frozen (it may be the cached one): never change it, nor its values' bytes. */
   async read(key: string): Promise<KeyState | undefined> {
-    const bytes = await this.readEncoded(key);
-    return bytes === undefined ? undefined : decodeStored(key, bytes);
+    const entry = await this.load(key);
+    return entry.bytes === undefined ? undefined : this.decoded(key, entry);
   }
 
-  /** The stored bytes as they are, to send to a peer without decoding and re-encoding. */
+  /** The stored bytes as they are (a copy), to send to a peer without decoding and re-encoding. */
   async readEncoded(key: string): Promise<Uint8Array | undefined> {
-    return this.engine.get('data', this.locate(key).dataKey);
+    return (await this.load(key)).bytes?.slice();
+  }
+
+  /** Hits, misses, evictions and size of the cache of recent states. */
+  cacheStats(): StateCacheStats {
+    return this.cache.stats();
   }
 
   /**
@@ -195,8 +210,9 @@ export class ReplicaStore {
     const at = this.locate(key);
     const indexKey = tombstoneKey(at.partition, key);
     return this.locked(at, async () => {
-      const bytes = await this.engine.get('data', at.dataKey);
-      const state = bytes === undefined ? undefined : decodeStored(key, bytes);
+      const entry = await this.load(key, at);
+      const bytes = entry.bytes;
+      const state = bytes === undefined ? undefined : this.decoded(key, entry);
       const index = await this.engine.get('meta', indexKey);
       const sinceMs = index === undefined ? undefined : decodeTimeMs(index);
       if (state === undefined || !isTombstone(state)) {
@@ -210,7 +226,7 @@ export class ReplicaStore {
         return false;
       }
       if (!test(state, sinceMs)) return false;
-      await this.write([
+      await this.writeData(key, undefined, [
         { type: 'del', ns: 'data', key: at.dataKey },
         { type: 'del', ns: 'meta', key: indexKey },
       ]);
@@ -248,11 +264,12 @@ export class ReplicaStore {
   private drop(key: string, expected?: KeyState): Promise<boolean> {
     const at = this.locate(key);
     return this.locked(at, async () => {
-      const bytes = await this.engine.get('data', at.dataKey);
+      const entry = await this.load(key, at);
+      const bytes = entry.bytes;
       if (bytes === undefined) return false;
-      const stored = decodeStored(key, bytes);
+      const stored = this.decoded(key, entry);
       if (expected !== undefined && !sameState(stored, expected)) return false;
-      await this.write([
+      await this.writeData(key, undefined, [
         { type: 'del', ns: 'data', key: at.dataKey },
         { type: 'del', ns: 'meta', key: tombstoneKey(at.partition, key) },
       ]);
@@ -267,26 +284,18 @@ export class ReplicaStore {
   private change(key: string, fn: (stored: KeyState) => KeyState, how: ChangeOptions): Promise<KeyState> {
     const at = this.locate(key);
     return this.locked(at, async () => {
-      const bytes = await this.engine.get('data', at.dataKey);
-      const stored = bytes === undefined ? EMPTY_STATE : decodeStored(key, bytes);
+      const entry = await this.load(key, at);
+      const bytes = entry.bytes;
+      const stored = bytes === undefined ? EMPTY_STATE : this.decoded(key, entry);
       const next = fn(stored);
       if (sameState(next, stored) && next.deletedAtMs === stored.deletedAtMs) return stored;
-      if (how.limitSiblings) this.checkSiblings(key, stored, next);
+      if (how.limitSiblings) checkSiblings(key, stored, next, this.options.siblingsMax);
       const encoded = encodeState(next);
       how.beforeWrite?.(next, encoded);
       const ops: BatchOp[] = [{ type: 'put', ns: 'data', key: at.dataKey, value: encoded }];
-      const wasTombstone = isTombstone(stored);
-      // Every change that leaves a tombstone restarts its collection clock (core restartsTombstoneClock).
-      if (restartsTombstoneClock(stored, next))
-        ops.push({
-          type: 'put',
-          ns: 'meta',
-          key: tombstoneKey(at.partition, key),
-          value: encodeTimeMs(this.now()),
-        });
-      else if (wasTombstone && !isTombstone(next))
-        ops.push({ type: 'del', ns: 'meta', key: tombstoneKey(at.partition, key) });
-      await this.write(ops, how.sync);
+      const index = tombstoneIndexOp(tombstoneKey(at.partition, key), stored, next, this.now);
+      if (index !== undefined) ops.push(index);
+      await this.writeData(key, encoded, ops, how.sync);
       this.trees.changed(at.partition, at.bucket, key, bytes === undefined ? undefined : stored, next, {
         before: bytes?.length,
         after: encoded.length,
@@ -297,6 +306,26 @@ export class ReplicaStore {
 
   private write(ops: readonly BatchOp[], sync = this.options.sync): Promise<void> {
     return this.commits.write(ops, sync);
+  }
+
+  /** Writes `ops`, which leave the key's state `bytes`; under the key's lock. */
+  private async writeData(key: string, bytes: Uint8Array | undefined, ops: BatchOp[], sync?: boolean) {
+    try {
+      await this.write(ops, sync);
+    } catch (err) {
+      this.cache.invalidate(key); // it may or may not have been written
+      throw err;
+    }
+    this.cache.stored(key, bytes);
+  }
+
+  /** The key's stored state, from the cache or the engine. */
+  private load(key: string, at?: Location): Promise<CachedState> {
+    return this.cache.load(key, () => this.engine.get('data', (at ?? this.locate(key)).dataKey));
+  }
+
+  private decoded(key: string, entry: CachedState): KeyState {
+    return entry.state ?? this.cache.decoded(key, entry, decodeStored(key, entry.bytes!));
   }
 
   /** Runs `task` under the key's lock, counted as a change in flight for its Merkle bucket. */
@@ -346,33 +375,7 @@ export class ReplicaStore {
     }
   }
 
-  private checkSiblings(key: string, stored: KeyState, next: KeyState): void {
-    const max = this.options.siblingsMax;
-    if (max === undefined || next.siblings.length <= max || next.siblings.length <= stored.siblings.length)
-      return;
-    throw new TesseraError(
-      'TOO_MANY_SIBLINGS',
-      `Key "${key}" already has ${stored.siblings.length} siblings (limit ${max}). Read it, merge the siblings into one value, and write that with the read's context.`,
-      { siblings: stored.siblings.length, siblingsMax: max },
-    );
-  }
-
   private locate(key: string): Location {
     return locate(this.options.partitionCount, key);
-  }
-}
-
-/** Stored bytes that do not decode are damage on disk, not a bad request. */
-export function decodeStored(key: string, bytes: Uint8Array): KeyState {
-  try {
-    return decodeState(bytes);
-  } catch (err) {
-    throw new TesseraError(
-      'STORAGE_FAILURE',
-      `The stored state of key "${key}" is corrupt (${err instanceof Error ? err.message : String(err)}). ` +
-        'Delete the key on this node and let read repair or anti-entropy restore it from the other replicas.',
-      { key },
-      { cause: err },
-    );
   }
 }

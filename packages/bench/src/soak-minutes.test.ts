@@ -1,0 +1,106 @@
+import { describe, expect, it } from 'vitest';
+import type { Buckets } from './prom-text.js';
+import {
+  GROWTH_BYTES_MIN,
+  type NodeSample,
+  nodeMinutes,
+  type SampleRound,
+  soakMinutes,
+  soakVerdict,
+} from './soak-minutes.js';
+import { verdictLines } from './soak-report.js';
+import type { WindowStats } from './windows.js';
+
+const MIB = 1024 * 1024;
+
+function window(startS: number, count: number, p99Ms = 20): WindowStats {
+  return { startS, count, meanMs: 5, p50Ms: 4, p99Ms, p999Ms: p99Ms * 2, maxMs: p99Ms * 3 };
+}
+
+/** Cumulative delay buckets (1 ms, 10 ms, +Inf) after `fast` delays under 1 ms and `slow` of 1-10 ms. */
+function loop(fast: number, slow: number): Buckets {
+  return {
+    upperBounds: [0.001, 0.01, Number.POSITIVE_INFINITY],
+    cumulative: [fast, fast + slow, fast + slow],
+  };
+}
+
+describe('soak windows', () => {
+  it('gives throughput per window against the first, keeps empty windows, and sizes a short last one', () => {
+    // 60 s windows over 150 s: the third lasts 30 s; the second had no successful operation at all.
+    const minutes = soakMinutes([window(0, 120_000), window(60, 0), window(120, 60_000)], 60, 150);
+    expect(minutes.map((m) => [m.minute, m.lengthS, m.opsPerSec, m.vsFirst])).toEqual([
+      [1, 60, 2000, 1],
+      [2, 60, 0, 0],
+      [3, 30, 2000, 1],
+    ]);
+    // A window the runner never saw (nothing started in it) is still a row.
+    expect(soakMinutes([window(0, 600)], 10, 30).map((m) => m.ops)).toEqual([600, 0, 0]);
+  });
+
+  it('cuts node samples into windows: CPU and event-loop delay across each, heap and RSS extremes within', () => {
+    // Two samples per 10 s window (every 5 s); the run stopped early at round 5 (25 s).
+    const sample = (i: number): NodeSample => ({
+      cpuMs: i * 2_500, // half a core
+      heapUsedBytes: (i % 2 === 0 ? 40 : 60) * MIB,
+      rssBytes: (100 + i) * MIB,
+      anonBytes: (80 + i) * MIB,
+      loop: loop(i * 500, i >= 3 ? 1_000 : 0), // slow delays between rounds 2 and 3: the second window
+    });
+    const rounds: SampleRound[] = [0, 1, 2, 3, 4, 5].map((index) => ({
+      index,
+      nodes: { n0: sample(index) },
+    }));
+    const rows = nodeMinutes(rounds, 2, 5);
+    expect(rows.map((r) => r.minute)).toEqual([1, 2, 3]);
+    expect(rows[0]).toMatchObject({ cpuCores: 0.5, heapUsedMinBytes: 40 * MIB, heapUsedMaxBytes: 60 * MIB });
+    expect(rows[0]!.rssMaxBytes).toBe(102 * MIB);
+    expect(rows[1]!.anonMaxBytes).toBe(84 * MIB);
+    expect(rows[0]!.loop!.p999Ms).toBeLessThan(1);
+    expect(rows[1]!.loop!.p999Ms).toBeGreaterThan(5);
+    // The last, partial window runs from round 4 to round 5.
+    expect(rows[2]).toMatchObject({ cpuCores: 0.5, rssMaxBytes: 105 * MIB });
+    expect(rows[2]!.loop!.p999Ms).toBeLessThan(1);
+  });
+});
+
+describe('soak verdict', () => {
+  const steady = (k: number) => ({
+    minute: k,
+    node: 'n0',
+    cpuCores: 0.9,
+    heapUsedMinBytes: 50 * MIB,
+    heapUsedMaxBytes: 90 * MIB,
+    rssMaxBytes: 200 * MIB,
+    anonMaxBytes: 150 * MIB,
+  });
+
+  it('passes within 10% of the first full window and flat memory; a partial last window is left out', () => {
+    const minutes = soakMinutes([window(0, 6_000), window(60, 5_460), window(120, 10)], 60, 130);
+    const v = soakVerdict(minutes, [steady(1), steady(2), steady(3)], 60);
+    expect(v).toMatchObject({ fullMinutes: 2, throughputOk: true, memoryGrew: false });
+    expect(v.lowest).toMatchObject({ minute: 2, opsPerSec: 91 });
+    expect(verdictLines(v, 'minute').join('\n')).toMatch(
+      /lowest minute 2 at 91 ops\/s \(-9\.0%\): OK[\s\S]*: flat/,
+    );
+  });
+
+  it('calls a sag below 90% and growth beyond 10% and 16 MiB', () => {
+    const minutes = soakMinutes([window(0, 6_000), window(60, 6_600), window(120, 5_340)], 60, 180);
+    const leaking = { ...steady(3), heapUsedMinBytes: 50 * MIB + GROWTH_BYTES_MIN + MIB };
+    const v = soakVerdict(minutes, [steady(1), steady(2), leaking], 60);
+    expect(v.lowest).toMatchObject({ minute: 3 });
+    expect(v.throughputOk).toBe(false);
+    expect(v.memory[0]).toMatchObject({ node: 'n0', grew: true });
+    expect(v.memoryGrew).toBe(true);
+    // Growth under 16 MiB is noise, whatever its share.
+    const small = { ...steady(3), heapUsedMinBytes: 50 * MIB + 15 * MIB };
+    expect(soakVerdict(minutes, [steady(1), small], 60).memoryGrew).toBe(false);
+  });
+
+  it('gives no verdict with fewer than two full windows', () => {
+    const v = soakVerdict(soakMinutes([window(0, 100)], 60, 60), [], 60);
+    expect(v.throughputOk).toBeUndefined();
+    expect(verdictLines(v, 'minute')[0]).toMatch(/none/);
+  });
+});

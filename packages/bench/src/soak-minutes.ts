@@ -1,0 +1,221 @@
+/**
+ * `pnpm bench --soak`, the arithmetic: the measured workload cut into windows ("minutes", 60 s
+ * unless --window-s says otherwise): throughput and latency per window (from the runner's
+ * LatencyWindows), each node's CPU, heap, RSS and event-loop delay per window (from periodic
+ * samples), and the verdict: does throughput stay within 10% of the first window, does memory grow.
+ */
+import { type LoopDelayStats, loopDelayStats } from './loop-probe.js';
+import type { Buckets } from './prom-text.js';
+import type { WindowStats } from './windows.js';
+
+/** The target: every full window's throughput at least this share of the first window's. */
+export const THROUGHPUT_SHARE_MIN = 0.9;
+/** Memory grew when the last full window's figure exceeds the first's by this share and GROWTH_BYTES_MIN. */
+export const GROWTH_SHARE = 0.1;
+export const GROWTH_BYTES_MIN = 16 * 1024 * 1024;
+
+/** One node at one sampling instant; a field is absent when that source did not answer. */
+export interface NodeSample {
+  readonly rssBytes?: number;
+  readonly anonBytes?: number;
+  readonly cpuMs?: number;
+  readonly heapUsedBytes?: number;
+  readonly loop?: Buckets;
+}
+
+/** Samples of every node at offset index × sampleS from the start of the measured time. */
+export interface SampleRound {
+  readonly index: number;
+  readonly nodes: Readonly<Record<string, NodeSample>>;
+}
+
+export interface SoakMinute {
+  /** 1 for the first window. */
+  readonly minute: number;
+  readonly startS: number;
+  readonly lengthS: number;
+  readonly ops: number;
+  readonly opsPerSec: number;
+  /** opsPerSec over the first window's. */
+  readonly vsFirst: number;
+  readonly p50Ms: number;
+  readonly p99Ms: number;
+  readonly p999Ms: number;
+  readonly maxMs: number;
+}
+
+export interface SoakNodeMinute {
+  readonly minute: number;
+  readonly node: string;
+  /** CPU used over the window, in cores (1 = one core busy). */
+  readonly cpuCores: number;
+  /** Lowest and highest heap used seen in the window: the lowest is the floor GC gets back to. */
+  readonly heapUsedMinBytes: number;
+  readonly heapUsedMaxBytes: number;
+  readonly rssMaxBytes: number;
+  readonly anonMaxBytes: number;
+  readonly loop?: LoopDelayStats;
+}
+
+export interface NodeGrowth {
+  readonly node: string;
+  /** [first full window, last full window] of the heap floor, RSS and anonymous RSS maxima. */
+  readonly heapFloorBytes: readonly [number, number];
+  readonly rssMaxBytes: readonly [number, number];
+  readonly anonMaxBytes: readonly [number, number];
+  readonly grew: boolean;
+}
+
+export interface SoakVerdict {
+  /** Full windows compared; below 2 there is no verdict. */
+  readonly fullMinutes: number;
+  readonly firstOpsPerSec: number;
+  /** The full window with the lowest throughput after the first. */
+  readonly lowest?: { readonly minute: number; readonly opsPerSec: number; readonly vsFirst: number };
+  /** Every full window within THROUGHPUT_SHARE_MIN of the first; undefined without a verdict. */
+  readonly throughputOk?: boolean;
+  readonly memory: readonly NodeGrowth[];
+  readonly memoryGrew?: boolean;
+}
+
+export interface SoakResult {
+  readonly windowS: number;
+  readonly sampleS: number;
+  readonly minutes: readonly SoakMinute[];
+  readonly nodes: readonly SoakNodeMinute[];
+  readonly verdict: SoakVerdict;
+}
+
+/** Throughput and latency per window; windows with no successful operation are kept, as zeros. */
+export function soakMinutes(
+  windows: readonly WindowStats[],
+  windowS: number,
+  durationS: number,
+): SoakMinute[] {
+  const count = Math.max(windows.length, Math.ceil(durationS / windowS - 1e-9));
+  const out: SoakMinute[] = [];
+  let firstOpsPerSec = Number.NaN;
+  for (let i = 0; i < count; i++) {
+    const w = windows[i];
+    const startS = i * windowS;
+    const lengthS = Math.max(0, Math.min(windowS, durationS - startS));
+    const ops = w?.count ?? 0;
+    const opsPerSec = lengthS > 0 ? ops / lengthS : 0;
+    if (i === 0) firstOpsPerSec = opsPerSec;
+    out.push({
+      minute: i + 1,
+      startS,
+      lengthS,
+      ops,
+      opsPerSec,
+      vsFirst: firstOpsPerSec > 0 ? opsPerSec / firstOpsPerSec : Number.NaN,
+      p50Ms: w?.p50Ms ?? Number.NaN,
+      p99Ms: w?.p99Ms ?? Number.NaN,
+      p999Ms: w?.p999Ms ?? Number.NaN,
+      maxMs: w?.maxMs ?? Number.NaN,
+    });
+  }
+  return out;
+}
+
+/**
+ * Per window and node from sample rounds taken every sampleS (samplesPerWindow rounds per window):
+ * window k runs from round k × samplesPerWindow to the next window's first round (or the last round
+ * taken, when the run stopped early); CPU and event-loop delay are differences across it.
+ */
+export function nodeMinutes(
+  rounds: readonly SampleRound[],
+  samplesPerWindow: number,
+  sampleS: number,
+): SoakNodeMinute[] {
+  const byIndex = new Map(rounds.map((r) => [r.index, r]));
+  const lastIndex = Math.max(-1, ...rounds.map((r) => r.index));
+  const names = [...new Set(rounds.flatMap((r) => Object.keys(r.nodes)))].sort();
+  const out: SoakNodeMinute[] = [];
+  for (let k = 0; k * samplesPerWindow < lastIndex; k++) {
+    const from = k * samplesPerWindow;
+    const to = Math.min((k + 1) * samplesPerWindow, lastIndex);
+    const inWindow: SampleRound[] = [];
+    for (let i = from; i <= to; i++) {
+      const round = byIndex.get(i);
+      if (round !== undefined) inWindow.push(round);
+    }
+    for (const node of names) {
+      const samples = inWindow.flatMap((r) => (r.nodes[node] === undefined ? [] : [r.nodes[node]]));
+      const first = byIndex.get(from)?.nodes[node];
+      const last = byIndex.get(to)?.nodes[node];
+      const spanMs = (to - from) * sampleS * 1000;
+      const cpuMs =
+        first?.cpuMs === undefined || last?.cpuMs === undefined ? Number.NaN : last.cpuMs - first.cpuMs;
+      const loop =
+        first?.loop === undefined || last?.loop === undefined
+          ? undefined
+          : loopDelayStats(first.loop, last.loop);
+      out.push({
+        minute: k + 1,
+        node,
+        cpuCores: spanMs > 0 ? cpuMs / spanMs : Number.NaN,
+        heapUsedMinBytes: extreme(samples, (s) => s.heapUsedBytes, Math.min),
+        heapUsedMaxBytes: extreme(samples, (s) => s.heapUsedBytes, Math.max),
+        rssMaxBytes: extreme(samples, (s) => s.rssBytes, Math.max),
+        anonMaxBytes: extreme(samples, (s) => s.anonBytes, Math.max),
+        ...(loop === undefined ? {} : { loop }),
+      });
+    }
+  }
+  return out;
+}
+
+function extreme(
+  samples: readonly NodeSample[],
+  field: (s: NodeSample) => number | undefined,
+  pick: (...values: number[]) => number,
+): number {
+  const values = samples.map(field).filter((v): v is number => v !== undefined);
+  return values.length === 0 ? Number.NaN : pick(...values);
+}
+
+export function soakVerdict(
+  minutes: readonly SoakMinute[],
+  nodes: readonly SoakNodeMinute[],
+  windowS: number,
+): SoakVerdict {
+  const full = minutes.filter((m) => m.lengthS >= windowS - 1e-9);
+  const firstOpsPerSec = full[0]?.opsPerSec ?? Number.NaN;
+  const memory = memoryGrowth(nodes, new Set(full.map((m) => m.minute)));
+  if (full.length < 2 || !(firstOpsPerSec > 0)) return { fullMinutes: full.length, firstOpsPerSec, memory };
+  const rest = full.slice(1);
+  const worst = rest.reduce((a, b) => (b.opsPerSec < a.opsPerSec ? b : a));
+  const vsFirst = worst.opsPerSec / firstOpsPerSec;
+  return {
+    fullMinutes: full.length,
+    firstOpsPerSec,
+    lowest: { minute: worst.minute, opsPerSec: worst.opsPerSec, vsFirst },
+    throughputOk: vsFirst >= THROUGHPUT_SHARE_MIN,
+    memory,
+    ...(memory.length === 0 ? {} : { memoryGrew: memory.some((m) => m.grew) }),
+  };
+}
+
+/** Per node: the first and the last full window's heap floor, RSS and anonymous RSS. */
+function memoryGrowth(nodes: readonly SoakNodeMinute[], fullMinutes: ReadonlySet<number>): NodeGrowth[] {
+  const out: NodeGrowth[] = [];
+  for (const node of [...new Set(nodes.map((n) => n.node))].sort()) {
+    const rows = nodes.filter((n) => n.node === node && fullMinutes.has(n.minute));
+    const first = rows[0];
+    const last = rows.at(-1);
+    if (first === undefined || last === undefined || first === last) continue;
+    const heapFloorBytes = [first.heapUsedMinBytes, last.heapUsedMinBytes] as const;
+    const rssMaxBytes = [first.rssMaxBytes, last.rssMaxBytes] as const;
+    const anonMaxBytes = [first.anonMaxBytes, last.anonMaxBytes] as const;
+    const grew = [heapFloorBytes, rssMaxBytes, anonMaxBytes].some(([a, b]) => grewBeyond(a, b));
+    out.push({ node, heapFloorBytes, rssMaxBytes, anonMaxBytes, grew });
+  }
+  return out;
+}
+
+/** True when `after` exceeds `before` by GROWTH_SHARE of it and by GROWTH_BYTES_MIN; unknown is no growth. */
+export function grewBeyond(before: number, after: number): boolean {
+  if (!Number.isFinite(before) || !Number.isFinite(after)) return false;
+  return after - before > Math.max(GROWTH_BYTES_MIN, before * GROWTH_SHARE);
+}

@@ -1,0 +1,97 @@
+/** The soak section of a run's Markdown: a row per window, a row per window and node, the verdict. */
+import { formatCount, formatMib, formatMs, formatPercent, renderTable } from './format.js';
+import {
+  GROWTH_BYTES_MIN,
+  GROWTH_SHARE,
+  type SoakResult,
+  type SoakVerdict,
+  THROUGHPUT_SHARE_MIN,
+} from './soak-minutes.js';
+
+export function renderSoak(soak: SoakResult): string {
+  const unit = soak.windowS === 60 ? 'minute' : `${soak.windowS} s window`;
+  const minuteRows = soak.minutes.map((m) => [
+    String(m.minute),
+    `${seconds(m.startS)}–${seconds(m.startS + m.lengthS)}`,
+    formatCount(m.opsPerSec),
+    Number.isFinite(m.vsFirst) ? formatPercent(m.vsFirst) : '–',
+    formatMs(m.p50Ms),
+    formatMs(m.p99Ms),
+    formatMs(m.p999Ms),
+    formatMs(m.maxMs),
+  ]);
+  const nodeRows = soak.nodes.map((n) => [
+    String(n.minute),
+    n.node,
+    Number.isFinite(n.cpuCores) ? n.cpuCores.toFixed(2) : '–',
+    `${mib(n.heapUsedMinBytes)}–${mib(n.heapUsedMaxBytes)}`,
+    mib(n.rssMaxBytes),
+    mib(n.anonMaxBytes),
+    n.loop === undefined ? '–' : formatMs(n.loop.p999Ms),
+  ]);
+  return [
+    `## Soak: per ${unit}`,
+    '',
+    renderTable(
+      [unit, 'seconds', 'ops/s', 'vs first', 'p50 ms', 'p99 ms', 'p99.9 ms', 'max ms'],
+      minuteRows,
+      new Set([2, 3, 4, 5, 6, 7]),
+    ),
+    '',
+    renderTable(
+      [
+        unit,
+        'node',
+        'CPU cores',
+        'heap used MiB (min–max)',
+        'max RSS MiB',
+        'max anon RSS MiB',
+        'loop p99.9 ms',
+      ],
+      nodeRows,
+      new Set([2, 3, 4, 5, 6]),
+    ),
+    '',
+    ...verdictLines(soak.verdict, unit),
+  ].join('\n');
+}
+
+export function verdictLines(v: SoakVerdict, unit: string): string[] {
+  if (v.lowest === undefined || v.throughputOk === undefined) {
+    return [`Verdict: none (${v.fullMinutes} full ${unit}s; at least 2 are needed).`];
+  }
+  const target = `target: every ${unit} within ${formatPercent(1 - THROUGHPUT_SHARE_MIN)} of the first`;
+  const throughput =
+    `Verdict, throughput: first ${unit} ${formatCount(v.firstOpsPerSec)} ops/s; lowest ${unit} ` +
+    `${v.lowest.minute} at ${formatCount(v.lowest.opsPerSec)} ops/s (${signedPercent(v.lowest.vsFirst - 1)}): ` +
+    `${v.throughputOk ? 'OK' : 'SAG'} (${target}).`;
+  const growth = v.memory.map(
+    (m) =>
+      `${m.node} heap floor ${delta(m.heapFloorBytes)}, RSS ${delta(m.rssMaxBytes)}, anon ${delta(m.anonMaxBytes)}` +
+      (m.grew ? ' (GREW)' : ''),
+  );
+  const rule = `growth: over ${formatPercent(GROWTH_SHARE)} and ${formatMib(GROWTH_BYTES_MIN)} MiB`;
+  const memory =
+    v.memoryGrew === undefined
+      ? 'Verdict, memory: not sampled.'
+      : `Verdict, memory (first to last full ${unit}, MiB): ${growth.join('; ')}: ${v.memoryGrew ? 'GREW' : 'flat'} (${rule}).`;
+  return [throughput, memory];
+}
+
+function seconds(s: number): string {
+  return String(Math.round(s * 10) / 10);
+}
+
+function mib(bytes: number): string {
+  return Number.isFinite(bytes) ? formatMib(bytes) : '–';
+}
+
+function delta([before, after]: readonly [number, number]): string {
+  if (!Number.isFinite(before) || !Number.isFinite(after)) return '–';
+  const d = Math.round((after - before) / (1024 * 1024));
+  return `${formatMib(before)} → ${formatMib(after)} (${d >= 0 ? '+' : ''}${d})`;
+}
+
+function signedPercent(share: number): string {
+  return `${share >= 0 ? '+' : ''}${formatPercent(share)}`;
+}

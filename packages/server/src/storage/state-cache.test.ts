@@ -1,0 +1,368 @@
+/**
+ * The state cache never serves a state older than what the node has stored: random interleavings
+ * of updates, merges, reads, drops, tombstone collection and failing writes, with budgets small
+ * enough to evict all the time and engine reads that answer late, against the real ReplicaStore;
+ * every read is checked against a model of the stored state and against the engine read directly.
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import {
+  applyWrite,
+  type CausalContext,
+  EMPTY_CONTEXT,
+  EMPTY_STATE,
+  encodeState,
+  type KeyState,
+  mergeStates,
+  sameState,
+  utf8,
+} from '@tessera/core';
+import fc from 'fast-check';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { BatchOp, StorageEngine } from './engine.js';
+import { LevelEngine } from './level-engine.js';
+import { MemoryEngine } from './memory-engine.js';
+import { ReplicaStore } from './replica-store.js';
+import { StateCache } from './state-cache.js';
+import { locate } from './stored-keys.js';
+
+const Q = 4;
+const KEYS = ['a', 'b', 'c', 'd', 'e'];
+const NOW_MS = 1_000;
+
+type Fail = 'none' | 'before' | 'after';
+type WriteOp =
+  | { kind: 'update'; key: string; value: string | null; blind: boolean; fail: Fail }
+  | { kind: 'merge'; key: string; actor: string; fail: Fail }
+  | { kind: 'drop'; key: string; stale: boolean }
+  /** A read starts `wait` ticks after the ops before it (it takes no lock: it can land anywhere). */
+  | { kind: 'read'; key: string; wait: number }
+  | { kind: 'readEncoded'; key: string; wait: number };
+type SoloOp =
+  | { kind: 'dropPartition'; partition: number }
+  | { kind: 'collect'; key: string }
+  | { kind: 'failingDrop'; key: string };
+type Step = { together: WriteOp[] } | { solo: SoloOp };
+
+const key = fc.constantFrom(...KEYS);
+const fail = fc.constantFrom<Fail>('none', 'none', 'none', 'before', 'after');
+const writeOp: fc.Arbitrary<WriteOp> = fc.oneof(
+  fc.record({
+    kind: fc.constant('update' as const),
+    key,
+    value: fc.option(fc.constantFrom('x', 'yy', 'a longer value'), { nil: null, freq: 4 }),
+    blind: fc.boolean(),
+    fail,
+  }),
+  fc.record({ kind: fc.constant('merge' as const), key, actor: fc.constantFrom('r1', 'r2'), fail }),
+  fc.record({ kind: fc.constant('drop' as const), key, stale: fc.boolean() }),
+  fc.record({ kind: fc.constant('read' as const), key, wait: fc.nat(4) }),
+  fc.record({ kind: fc.constant('readEncoded' as const), key, wait: fc.nat(4) }),
+);
+const soloOp: fc.Arbitrary<SoloOp> = fc.oneof(
+  fc.record({ kind: fc.constant('dropPartition' as const), partition: fc.integer({ min: 0, max: Q - 1 }) }),
+  fc.record({ kind: fc.constantFrom('collect' as const, 'failingDrop' as const), key }),
+);
+const step: fc.Arbitrary<Step> = fc.oneof(
+  { arbitrary: fc.record({ together: fc.array(writeOp, { minLength: 1, maxLength: 4 }) }), weight: 6 },
+  { arbitrary: fc.record({ solo: soloOp }), weight: 1 },
+);
+/** 0: off; 300: one entry at a time; 700: two or three; 1 MiB: everything. */
+const budget = fc.constantFrom(0, 300, 700, 2_000, 1024 * 1024);
+
+/**
+ * The engine under test: a batch that puts an armed state fails (before or after it is applied),
+ * deletes of armed data keys fail, and reads answer 0 to 3 ticks late with what they read at once
+ * (so a read can answer the state from before a write that completed meanwhile).
+ */
+class TrickyEngine implements StorageEngine {
+  readonly kind: string;
+  /** `<data key> <state hex>` -> when a batch putting it fails. */
+  readonly armed = new Map<string, Exclude<Fail, 'none'>>();
+  readonly failDeletes = new Set<string>();
+  private tick = 0;
+
+  constructor(
+    readonly inner: StorageEngine,
+    private readonly delays: readonly number[],
+  ) {
+    this.kind = inner.kind;
+  }
+
+  open(): Promise<void> {
+    return this.inner.open();
+  }
+
+  close(): Promise<void> {
+    return this.inner.close();
+  }
+
+  async get(ns: BatchOp['ns'], k: string): Promise<Uint8Array | undefined> {
+    const value = this.inner.get(ns, k);
+    await ticks(this.delays[this.tick++ % this.delays.length]!);
+    return value;
+  }
+
+  async batch(ops: readonly BatchOp[], options?: { sync?: boolean }): Promise<void> {
+    const fails = (when: Fail) =>
+      ops.some((op) => op.value !== undefined && this.armed.get(`${op.key} ${hex(op.value)}`) === when);
+    if (fails('before') || ops.some((op) => op.type === 'del' && this.failDeletes.has(op.key)))
+      throw new Error('injected failure before the write');
+    await this.inner.batch(ops, options);
+    if (fails('after')) throw new Error('injected failure after the write');
+  }
+
+  iterate(ns: BatchOp['ns'], range?: { gte?: string; lt?: string; limit?: number }) {
+    return this.inner.iterate(ns, range);
+  }
+}
+
+async function ticks(n: number): Promise<void> {
+  for (let i = 0; i < n; i++) await new Promise((resolve) => setImmediate(resolve));
+}
+
+const encoded = (s: KeyState | undefined) =>
+  s === undefined ? 'absent' : Buffer.from(encodeState(s)).toString('hex');
+const hex = (b: Uint8Array | undefined) => (b === undefined ? 'absent' : Buffer.from(b).toString('hex'));
+
+/** Runs `steps` against a store on `inner`, checking every read against the model and the engine. */
+/** What the random runs made the cache do, summed: they must have hit and evicted. */
+const exercised = { hits: 0, evictions: 0 };
+
+async function opened(): Promise<MemoryEngine> {
+  const engine = new MemoryEngine();
+  await engine.open();
+  return engine;
+}
+
+async function check(inner: StorageEngine, bytesMax: number, delays: number[], steps: Step[]): Promise<void> {
+  const engine = new TrickyEngine(inner, delays);
+  await engine.open();
+  const store = new ReplicaStore(engine, {
+    partitionCount: Q,
+    sync: false,
+    now: () => NOW_MS,
+    stateCacheBytesMax: bytesMax,
+  });
+  await store.open();
+  const model = new Map<string, KeyState>();
+  const remote = new Map<string, KeyState>();
+  let serial = 0;
+
+  const direct = async (k: string) => hex(await inner.get('data', locate(Q, k).dataKey));
+  const verify = async (k: string) => {
+    const want = encoded(model.get(k));
+    expect(await direct(k), `engine holds ${k}`).toBe(want);
+    expect(encoded(await store.read(k)), `read ${k}`).toBe(want);
+    expect(hex(await store.readEncoded(k)), `readEncoded ${k}`).toBe(want);
+  };
+
+  for (const s of steps) {
+    if ('solo' in s) {
+      await runSolo(s.solo);
+      for (const k of KEYS) await verify(k);
+      continue;
+    }
+    // Ops on one key apply in call order (the key lock); reads may see any state in between.
+    const seen = new Map<string, string[]>(KEYS.map((k) => [k, [encoded(model.get(k))]]));
+    const runs = s.together.map((op) => runTogether(op, seen));
+    const results = await Promise.all(runs.map((r) => r()));
+    for (const [i, op] of s.together.entries()) {
+      const got = results[i];
+      if (op.kind === 'read' || op.kind === 'readEncoded')
+        expect(seen.get(op.key), `${op.kind} ${op.key} during ${JSON.stringify(s)}`).toContain(got);
+    }
+    for (const k of new Set(s.together.map((op) => op.key))) await verify(k);
+  }
+  for (const k of KEYS) await verify(k);
+  const stats = store.cacheStats();
+  expect(stats.bytes).toBeLessThanOrEqual(bytesMax);
+  exercised.hits += stats.hits;
+  exercised.evictions += stats.evictions;
+  await engine.close();
+
+  /** Starts `op` now (synchronously, so call order is lock order); the model follows at once. */
+  function runTogether(op: WriteOp, seen: Map<string, string[]>): () => Promise<string | undefined> {
+    const history = seen.get(op.key)!;
+    if (op.kind === 'read' || op.kind === 'readEncoded') {
+      const read = op.kind === 'read';
+      const p = ticks(op.wait).then(async () =>
+        read ? encoded(await store.read(op.key)) : hex(await store.readEncoded(op.key)),
+      );
+      return () => p;
+    }
+    if (op.kind === 'drop') {
+      const current = model.get(op.key);
+      const handed = op.stale || current === undefined ? oldState(op.key) : current;
+      const p = store.dropIfUnchanged(op.key, handed);
+      if (current !== undefined && sameState(current, handed)) model.delete(op.key);
+      history.push(encoded(model.get(op.key)));
+      return async () => {
+        expect(await p).toBe(current !== undefined && sameState(current, handed));
+        return undefined;
+      };
+    }
+    const fn = changeFn(op);
+    const stored = model.get(op.key) ?? EMPTY_STATE;
+    const next = fn.apply(stored);
+    const writes = !(sameState(next, stored) && next.deletedAtMs === stored.deletedAtMs);
+    const armed = `${locate(Q, op.key).dataKey} ${encoded(next)}`;
+    if (writes && op.fail !== 'none') engine.armed.set(armed, op.fail);
+    const p = fn.theirs === undefined ? store.update(op.key, fn.apply) : store.merge(op.key, fn.theirs);
+    if (writes && op.fail !== 'before') model.set(op.key, next);
+    history.push(encoded(model.get(op.key)));
+    return async () => {
+      const outcome = await p.then(encoded, (err: unknown) => err);
+      engine.armed.delete(armed);
+      if (writes && op.fail !== 'none') expect(outcome).toBeInstanceOf(Error);
+      else
+        expect(outcome, `${op.kind} ${op.key} answers what it stored`).toBe(encoded(writes ? next : stored));
+      return undefined;
+    };
+  }
+
+  /** The change `op` makes to a stored state (and a merge's incoming state, built once here). */
+  function changeFn(op: Extract<WriteOp, { kind: 'update' | 'merge' }>) {
+    const nowMs = NOW_MS + serial++;
+    if (op.kind === 'merge') {
+      const id = `${op.key}/${op.actor}`;
+      const before = remote.get(id) ?? EMPTY_STATE;
+      const theirs = applyWrite(before, {
+        actor: op.actor,
+        context: contextOf(before),
+        value: utf8(JSON.stringify(`${op.actor} ${nowMs}`)),
+        nowMs,
+        vvEntriesMax: 64,
+      });
+      remote.set(id, theirs);
+      return { theirs, apply: (stored: KeyState) => mergeStates(stored, theirs) };
+    }
+    const value = op.value === null ? undefined : utf8(JSON.stringify(`${op.value} ${nowMs}`));
+    const apply = (stored: KeyState) =>
+      applyWrite(stored, {
+        actor: 'n1',
+        context: op.blind ? EMPTY_CONTEXT : contextOf(stored),
+        value,
+        nowMs,
+        vvEntriesMax: 64,
+      });
+    return { theirs: undefined, apply };
+  }
+
+  function oldState(k: string): KeyState {
+    return applyWrite(EMPTY_STATE, {
+      actor: 'old',
+      context: EMPTY_CONTEXT,
+      value: utf8(`"${k}"`),
+      nowMs: 1,
+      vvEntriesMax: 64,
+    });
+  }
+
+  async function runSolo(op: SoloOp): Promise<void> {
+    if (op.kind === 'dropPartition') {
+      await store.dropPartition(op.partition, 2);
+      for (const k of KEYS) if (locate(Q, k).partition === op.partition) model.delete(k);
+    } else if (op.kind === 'collect') {
+      if (await store.collectTombstone(op.key, () => true)) model.delete(op.key);
+    } else {
+      const dataKey = locate(Q, op.key).dataKey;
+      engine.failDeletes.add(dataKey);
+      const dropped = store.dropIfUnchanged(op.key, model.get(op.key) ?? oldState(op.key));
+      if (model.has(op.key)) await expect(dropped).rejects.toThrow('injected');
+      else expect(await dropped).toBe(false);
+      engine.failDeletes.delete(dataKey);
+    }
+  }
+}
+
+function contextOf(state: KeyState): CausalContext {
+  return { vv: state.vv, dots: state.siblings.map((s) => s.dot) };
+}
+
+const cleanups: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+const delays = fc.array(fc.integer({ min: 0, max: 3 }), { minLength: 1, maxLength: 8 });
+const steps = fc.array(step, { minLength: 1, maxLength: 30 });
+
+describe('state cache', () => {
+  it('never serves a state older than the engine holds (MemoryEngine, random interleavings)', async () => {
+    await fc.assert(
+      fc.asyncProperty(budget, delays, steps, (bytesMax, d, s) => check(new MemoryEngine(), bytesMax, d, s)),
+      { numRuns: 150 },
+    );
+    expect(exercised.hits).toBeGreaterThan(100);
+    expect(exercised.evictions).toBeGreaterThan(100);
+  });
+
+  it('never serves a state older than the engine holds (LevelEngine, a few cases)', async () => {
+    await fc.assert(
+      fc.asyncProperty(budget, delays, steps, async (bytesMax, d, s) => {
+        const dir = await mkdtemp(join(tmpdir(), 'tessera-cache-'));
+        cleanups.push(() => rm(dir, { recursive: true, force: true }));
+        await check(new LevelEngine(dir), bytesMax, d, s);
+      }),
+      { numRuns: 4 },
+    );
+  });
+
+  it('counts hits, misses and evictions, and stays within its bytes', async () => {
+    const store = new ReplicaStore(await opened(), {
+      partitionCount: Q,
+      sync: false,
+      stateCacheBytesMax: 700,
+    });
+    const write = (s: KeyState) =>
+      applyWrite(s, {
+        actor: 'n1',
+        context: contextOf(s),
+        value: utf8('"v"'),
+        nowMs: NOW_MS,
+        vvEntriesMax: 64,
+      });
+    for (const k of KEYS) await store.update(k, write);
+    const after = store.cacheStats();
+    expect(after.evictions).toBeGreaterThan(0);
+    expect(after.bytes).toBeLessThanOrEqual(700);
+    await store.read('e'); // just written: in the cache
+    expect(store.cacheStats().hits).toBe(after.hits + 1);
+    await store.read('a'); // evicted long ago
+    expect(store.cacheStats().misses).toBe(after.misses + 1);
+    const off = new ReplicaStore(await opened(), {
+      partitionCount: Q,
+      sync: false,
+      stateCacheBytesMax: 0,
+    });
+    await off.update('a', write);
+    await off.read('a');
+    expect(off.cacheStats()).toMatchObject({ hits: 0, misses: 0, entries: 0, bytes: 0 });
+  });
+
+  it('hands out frozen states and copies of bytes, so no caller can change what it caches', async () => {
+    const store = new ReplicaStore(await opened(), { partitionCount: Q, sync: false });
+    await store.update('k', (s) =>
+      applyWrite(s, {
+        actor: 'n1',
+        context: EMPTY_CONTEXT,
+        value: utf8('"v"'),
+        nowMs: NOW_MS,
+        vvEntriesMax: 64,
+      }),
+    );
+    const state = (await store.read('k'))!;
+    expect(
+      Object.isFrozen(state) && Object.isFrozen(state.siblings) && Object.isFrozen(state.siblings[0]),
+    ).toBe(true);
+    const bytes = (await store.readEncoded('k'))!;
+    bytes.fill(0);
+    expect(await store.readEncoded('k')).toEqual(encodeState(state));
+  });
+
+  it('refuses a negative bound', () => {
+    expect(() => new StateCache(-1)).toThrow(RangeError);
+  });
+});

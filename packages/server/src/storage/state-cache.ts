@@ -1,0 +1,199 @@
+/**
+ * Memory-first reads: a bounded, write-through cache of keys' stored states on this node (the
+ * cooperative object cache's first level, applied to a Dynamo replica). A hot key's read, and a
+ * replica's read before every merge, skip the engine (a LevelDB thread-pool trip) and, once the
+ * entry has been decoded, the decode.
+ *
+ * Per user key it holds the encoded state as stored (or that the key is absent) and, after its
+ * first use, that state decoded and deep-frozen. The decoded state's values are views into the
+ * cached bytes: like every decoded state they are read-only by convention (no code writes into a
+ * value's bytes); everything else in it is frozen. Entries are evicted least recently used first
+ * when their estimated size passes `bytesMax`; 0 turns the cache off.
+ *
+ * Never older than the engine: ReplicaStore updates an entry only under the key's lock, after the
+ * engine write committed (`stored`), and drops it when a write fails (`invalidate`). A read that
+ * misses fills the entry only if no write to the key completed while it read the engine (the
+ * engine may have answered with the state before that write).
+ */
+import type { KeyState } from '@tessera/core';
+
+export interface CachedState {
+  /** The state's bytes as stored; undefined when the key is absent. */
+  readonly bytes: Uint8Array | undefined;
+  /** `bytes` decoded and frozen, once a read needed it. */
+  state?: KeyState;
+}
+
+export interface StateCacheStats {
+  readonly hits: number;
+  readonly misses: number;
+  readonly evictions: number;
+  readonly entries: number;
+  /** Estimated memory held (keys, bytes, decoded states, bookkeeping). */
+  readonly bytes: number;
+  readonly bytesMax: number;
+}
+
+/** Estimated bookkeeping per entry beyond its key and bytes: Map slot, entry, typed array. */
+export const ENTRY_OVERHEAD_BYTES = 160;
+
+interface Entry extends CachedState {
+  size: number;
+}
+
+/** Reads of one key from the engine in flight; `stale` once a write to the key completed. */
+interface Fill {
+  readers: number;
+  stale: boolean;
+}
+
+export class StateCache {
+  private readonly entries = new Map<string, Entry>();
+  private readonly fills = new Map<string, Fill>();
+  private size = 0;
+  private hits = 0;
+  private misses = 0;
+  private evictions = 0;
+
+  constructor(readonly bytesMax: number) {
+    if (!Number.isSafeInteger(bytesMax) || bytesMax < 0)
+      throw new RangeError(`stateCacheBytesMax must be a whole number >= 0, not ${bytesMax}.`);
+  }
+
+  /**
+   * The key's cached state, or what `read` answers (cached if no write to the key completed
+   * meanwhile). A returned entry is never changed afterwards except to attach its decoded state.
+   */
+  async load(key: string, read: () => Promise<Uint8Array | undefined>): Promise<CachedState> {
+    if (this.bytesMax === 0) return { bytes: await read() };
+    const hit = this.entries.get(key);
+    if (hit !== undefined) {
+      this.hits++;
+      // Most recently used last: re-insert (a Map keeps insertion order).
+      this.entries.delete(key);
+      this.entries.set(key, hit);
+      return hit;
+    }
+    this.misses++;
+    const fill = this.beginFill(key);
+    try {
+      const bytes = await read();
+      if (fill.stale) return { bytes };
+      return this.put(key, bytes);
+    } finally {
+      this.endFill(key, fill);
+    }
+  }
+
+  /** After the engine committed the key's new state (undefined: deleted); under the key's lock. */
+  stored(key: string, bytes: Uint8Array | undefined): void {
+    if (this.bytesMax === 0) return;
+    this.staleFills(key);
+    this.put(key, bytes);
+  }
+
+  /** The key's state is unknown here (a write failed, or the engine changed behind the cache). */
+  invalidate(key: string): void {
+    if (this.bytesMax === 0) return;
+    this.staleFills(key);
+    this.remove(key);
+  }
+
+  /** Forgets everything (the engine's data changed wholesale). */
+  clear(): void {
+    for (const fill of this.fills.values()) fill.stale = true;
+    this.fills.clear();
+    this.entries.clear();
+    this.size = 0;
+  }
+
+  /** Keeps `state`, decoded from `entry.bytes`, frozen with the entry if the entry is still cached. */
+  decoded(key: string, entry: CachedState, state: KeyState): KeyState {
+    const held = this.entries.get(key);
+    if (held !== entry) return state;
+    if (held.state !== undefined) return held.state;
+    held.state = deepFreeze(state);
+    const extra = decodedSize(state);
+    held.size += extra;
+    this.size += extra;
+    this.evict();
+    return state;
+  }
+
+  stats(): StateCacheStats {
+    return {
+      hits: this.hits,
+      misses: this.misses,
+      evictions: this.evictions,
+      entries: this.entries.size,
+      bytes: this.size,
+      bytesMax: this.bytesMax,
+    };
+  }
+
+  private put(key: string, bytes: Uint8Array | undefined): CachedState {
+    this.remove(key);
+    const size = 2 * key.length + (bytes?.length ?? 0) + ENTRY_OVERHEAD_BYTES;
+    const entry: Entry = { bytes, size };
+    if (size > this.bytesMax) return entry;
+    this.entries.set(key, entry);
+    this.size += size;
+    this.evict();
+    return entry;
+  }
+
+  private remove(key: string): void {
+    const old = this.entries.get(key);
+    if (old === undefined) return;
+    this.entries.delete(key);
+    this.size -= old.size;
+  }
+
+  private evict(): void {
+    while (this.size > this.bytesMax) {
+      const oldest = this.entries.keys().next();
+      if (oldest.done === true) return;
+      this.remove(oldest.value);
+      this.evictions++;
+    }
+  }
+
+  private beginFill(key: string): Fill {
+    let fill = this.fills.get(key);
+    if (fill === undefined) {
+      fill = { readers: 0, stale: false };
+      this.fills.set(key, fill);
+    }
+    fill.readers++;
+    return fill;
+  }
+
+  private endFill(key: string, fill: Fill): void {
+    fill.readers--;
+    if (fill.readers === 0 && this.fills.get(key) === fill) this.fills.delete(key);
+  }
+
+  /** Reads in flight may have seen the state before this write: they must not fill. */
+  private staleFills(key: string): void {
+    const fill = this.fills.get(key);
+    if (fill === undefined) return;
+    fill.stale = true;
+    this.fills.delete(key);
+  }
+}
+
+/** Estimated memory of a decoded state beyond its value bytes (which are views into the entry's). */
+function decodedSize(state: KeyState): number {
+  return 64 + 56 * state.vv.length + 120 * state.siblings.length;
+}
+
+function deepFreeze(state: KeyState): KeyState {
+  for (const e of state.vv) Object.freeze(e);
+  for (const s of state.siblings) {
+    Object.freeze(s.dot);
+    Object.freeze(s);
+  }
+  Object.freeze(state.vv);
+  Object.freeze(state.siblings);
+  return Object.freeze(state);
+}
