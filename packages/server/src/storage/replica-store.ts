@@ -319,9 +319,9 @@ export class ReplicaStore {
     this.cache.stored(key, bytes);
   }
 
-  /** The key's stored state, from the cache or the engine. */
-  private load(key: string, at?: Location): Promise<CachedState> {
-    return this.cache.load(key, () => this.engine.get('data', (at ?? this.locate(key)).dataKey));
+  /** The key's stored state, from the cache or the engine; a read (not a write's) fills the cache. */
+  private load(key: string, at?: Location, fill = at === undefined): Promise<CachedState> {
+    return this.cache.load(key, () => this.engine.get('data', (at ?? this.locate(key)).dataKey), fill);
   }
 
   private decoded(key: string, entry: CachedState): KeyState {

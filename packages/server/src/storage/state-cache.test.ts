@@ -314,7 +314,7 @@ describe('state cache', () => {
     const store = new ReplicaStore(await opened(), {
       partitionCount: Q,
       sync: false,
-      stateCacheBytesMax: 700,
+      stateCacheBytesMax: 2_000,
     });
     const write = (s: KeyState) =>
       applyWrite(s, {
@@ -324,12 +324,16 @@ describe('state cache', () => {
         nowMs: NOW_MS,
         vvEntriesMax: 64,
       });
+    // Writes alone fill nothing (a key nobody reads stays out); reads fill, and evict.
     for (const k of KEYS) await store.update(k, write);
+    expect(store.cacheStats().entries).toBe(0);
+    for (const k of KEYS) await store.read(k);
     const after = store.cacheStats();
     expect(after.evictions).toBeGreaterThan(0);
-    expect(after.bytes).toBeLessThanOrEqual(700);
-    await store.read('e'); // just written: in the cache
-    expect(store.cacheStats().hits).toBe(after.hits + 1);
+    expect(after.bytes).toBeLessThanOrEqual(2_000);
+    await store.update('e', write); // cached: updated in place
+    await store.read('e'); // just read and written: in the cache
+    expect(store.cacheStats().hits).toBe(after.hits + 2); // the update's read, then this one
     await store.read('a'); // evicted long ago
     expect(store.cacheStats().misses).toBe(after.misses + 1);
     const off = new ReplicaStore(await opened(), {

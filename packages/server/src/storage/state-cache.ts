@@ -7,8 +7,10 @@
  * Per user key it holds the encoded state as stored (or that the key is absent) and, after its
  * first use, that state decoded and deep-frozen. The decoded state's values are views into the
  * cached bytes: like every decoded state they are read-only by convention (no code writes into a
- * value's bytes); everything else in it is frozen. Entries are evicted least recently used first
- * when their estimated size passes `bytesMax`; 0 turns the cache off.
+ * value's bytes); everything else in it is frozen. Reads fill it; writes update only keys it holds
+ * (a load of fresh keys nobody reads would otherwise evict the hot ones). Entries are evicted
+ * oldest first, with a second chance for those read since (CLOCK), when their estimated size
+ * passes `bytesMax`; 0 turns the cache off.
  *
  * Never older than the engine: ReplicaStore updates an entry only under the key's lock, after the
  * engine write committed (`stored`), and drops it when a write fails (`invalidate`). A read that
@@ -34,11 +36,16 @@ export interface StateCacheStats {
   readonly bytesMax: number;
 }
 
-/** Estimated bookkeeping per entry beyond its key and bytes: Map slot, entry, typed array. */
-export const ENTRY_OVERHEAD_BYTES = 160;
+/**
+ * Estimated memory per entry beyond its key and bytes: Map slot, entry, typed array and its own
+ * buffer, and the heap headroom the collector keeps (RSS measured with 10,000 to 100,000 keys).
+ */
+export const ENTRY_OVERHEAD_BYTES = 400;
 
 interface Entry extends CachedState {
   size: number;
+  /** Read since eviction last passed it: it gets a second chance. */
+  used: boolean;
 }
 
 /** Reads of one key from the engine in flight; `stale` once a write to the key completed. */
@@ -61,35 +68,44 @@ export class StateCache {
   }
 
   /**
-   * The key's cached state, or what `read` answers (cached if no write to the key completed
-   * meanwhile). A returned entry is never changed afterwards except to attach its decoded state.
+   * The key's cached state, or what `read` answers (cached, when `fill`, if no write to the key
+   * completed meanwhile: writers read with `fill` false, readers fill). A returned entry is never changed afterwards except to attach its decoded state.
    */
-  async load(key: string, read: () => Promise<Uint8Array | undefined>): Promise<CachedState> {
+  async load(
+    key: string,
+    read: () => Promise<Uint8Array | undefined>,
+    fill = true,
+  ): Promise<CachedState> {
     if (this.bytesMax === 0) return { bytes: await read() };
     const hit = this.entries.get(key);
     if (hit !== undefined) {
       this.hits++;
-      // Most recently used last: re-insert (a Map keeps insertion order).
-      this.entries.delete(key);
-      this.entries.set(key, hit);
+      // Second chance (CLOCK): a hit only marks the entry. Re-inserting it on every hit, for exact
+      // LRU order, cost about 5 µs per read in a Map of 100,000 keys (measured: docs/benchmarks.md).
+      hit.used = true;
       return hit;
     }
     this.misses++;
-    const fill = this.beginFill(key);
+    if (!fill) return { bytes: await read() };
+    const filling = this.beginFill(key);
     try {
       const bytes = await read();
-      if (fill.stale) return { bytes };
+      if (filling.stale) return { bytes };
       return this.put(key, bytes);
     } finally {
-      this.endFill(key, fill);
+      this.endFill(key, filling);
     }
   }
 
-  /** After the engine committed the key's new state (undefined: deleted); under the key's lock. */
+  /**
+   * After the engine committed the key's new state (undefined: deleted); under the key's lock. A
+   * cached key is updated; one not cached stays out (writes of keys nobody reads, such as a load
+   * of fresh keys, would only evict the keys that are read).
+   */
   stored(key: string, bytes: Uint8Array | undefined): void {
     if (this.bytesMax === 0) return;
     this.staleFills(key);
-    this.put(key, bytes);
+    if (this.entries.has(key)) this.put(key, bytes);
   }
 
   /** The key's state is unknown here (a write failed, or the engine changed behind the cache). */
@@ -131,11 +147,14 @@ export class StateCache {
     };
   }
 
-  private put(key: string, bytes: Uint8Array | undefined): CachedState {
+  private put(key: string, given: Uint8Array | undefined): CachedState {
     this.remove(key);
-    const size = 2 * key.length + (bytes?.length ?? 0) + ENTRY_OVERHEAD_BYTES;
-    const entry: Entry = { bytes, size };
-    if (size > this.bytesMax) return entry;
+    const size = 2 * key.length + (given?.length ?? 0) + ENTRY_OVERHEAD_BYTES;
+    if (size > this.bytesMax) return { bytes: given };
+    // Held in a buffer of its own: `given` may be a view into a larger one (Node's 8 KiB pool, a
+    // peer's batch, a LevelDB read), which a cached view would keep alive whole.
+    const bytes = given === undefined ? undefined : new Uint8Array(given);
+    const entry: Entry = { bytes, size, used: false };
     this.entries.set(key, entry);
     this.size += size;
     this.evict();
@@ -149,11 +168,21 @@ export class StateCache {
     this.size -= old.size;
   }
 
+  /**
+   * Evicts from the oldest end until within bounds; an entry read since it was last passed moves to
+   * the young end instead, once (second chance), so hot keys stay and each pass is bounded.
+   */
   private evict(): void {
-    while (this.size > this.bytesMax) {
-      const oldest = this.entries.keys().next();
-      if (oldest.done === true) return;
-      this.remove(oldest.value);
+    let passes = this.entries.size;
+    for (const [key, entry] of this.entries) {
+      if (this.size <= this.bytesMax) return;
+      if (entry.used && passes-- > 0) {
+        entry.used = false;
+        this.entries.delete(key);
+        this.entries.set(key, entry);
+        continue;
+      }
+      this.remove(key);
       this.evictions++;
     }
   }
@@ -184,7 +213,7 @@ export class StateCache {
 
 /** Estimated memory of a decoded state beyond its value bytes (which are views into the entry's). */
 function decodedSize(state: KeyState): number {
-  return 64 + 56 * state.vv.length + 120 * state.siblings.length;
+  return 160 + 112 * state.vv.length + 320 * state.siblings.length;
 }
 
 function deepFreeze(state: KeyState): KeyState {
