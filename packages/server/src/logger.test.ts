@@ -18,7 +18,10 @@ function capture(): { lines: string[]; log: pino.Logger } {
 describe('log lines of errors', () => {
   it('write a Tessera error as its code and message, without a stack', () => {
     const { lines, log } = capture();
-    log.warn({ err: new TesseraError('PEER_UNAVAILABLE', 'Peer n2 is not reachable.') }, 'seed not reachable yet');
+    log.warn(
+      { err: new TesseraError('PEER_UNAVAILABLE', 'Peer n2 is not reachable.') },
+      'seed not reachable yet',
+    );
     const line = JSON.parse(lines[0]!) as { err: Record<string, unknown> };
     expect(line.err).toEqual({ code: 'PEER_UNAVAILABLE', message: 'Peer n2 is not reachable.' });
   });

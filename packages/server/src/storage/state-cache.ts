@@ -71,11 +71,7 @@ export class StateCache {
    * The key's cached state, or what `read` answers (cached, when `fill`, if no write to the key
    * completed meanwhile: writers read with `fill` false, readers fill). A returned entry is never changed afterwards except to attach its decoded state.
    */
-  async load(
-    key: string,
-    read: () => Promise<Uint8Array | undefined>,
-    fill = true,
-  ): Promise<CachedState> {
+  async load(key: string, read: () => Promise<Uint8Array | undefined>, fill = true): Promise<CachedState> {
     if (this.bytesMax === 0) return { bytes: await read() };
     const hit = this.entries.get(key);
     if (hit !== undefined) {
