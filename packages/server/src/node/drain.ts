@@ -35,7 +35,7 @@ export interface DrainView {
 
 export interface DrainDeps {
   readonly self: NodeId;
-  readonly hints: Pick<HintStore, 'totals' | 'targets' | 'take' | 'remove'>;
+  readonly hints: Pick<HintStore, 'totals' | 'targets' | 'take' | 'remove' | 'refuseNewWhile'>;
   readonly handoff: Pick<Handoff, 'runOnce'>;
   readonly peers: Pick<PeerDirectory, 'client' | 'isDown'>;
   readonly ring: () => Ring;
@@ -66,7 +66,10 @@ export class Drain {
   private timer: NodeJS.Timeout | undefined;
   private stopped = false;
 
-  constructor(private readonly deps: DrainDeps) {}
+  constructor(private readonly deps: DrainDeps) {
+    // A draining node takes no new hints (it would keep them past its exit): writers pick another node.
+    deps.hints.refuseNewWhile(() => this.refusal());
+  }
 
   /** True from the start of a drain on: client requests are refused. */
   get draining(): boolean {

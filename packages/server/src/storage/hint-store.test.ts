@@ -66,6 +66,20 @@ describe('HintStore', () => {
     expect(small.totals().count).toBe(1);
   });
 
+  it('refuses new hints while told to (a draining node), keeps what it holds, and takes them again after', async () => {
+    const store = await memoryStore();
+    await store.add('b', 'k1', write('1'));
+    let draining = true;
+    store.refuseNewWhile(() => (draining ? new TesseraError('NODE_DRAINING', 'draining') : undefined));
+    await expect(store.add('b', 'k2', write('2'))).rejects.toSatisfy(
+      (e) => TesseraError.is(e) && e.code === 'NODE_DRAINING',
+    );
+    expect(store.totals().count).toBe(1);
+    draining = false;
+    await store.add('b', 'k2', write('2'));
+    expect(store.totals().count).toBe(2);
+  });
+
   it('removes a delivered hint only if no newer hinted write merged into it meanwhile', async () => {
     const store = await memoryStore();
     const first = write('1');

@@ -49,6 +49,8 @@ export class HintStore {
    * oldest hint still held (never younger).
    */
   private readonly oldest = new Map<NodeId, number>();
+  /** Why new hints are refused now (a drain: node/drain.ts), or undefined to take them. */
+  private refuseNew: () => Error | undefined = () => undefined;
 
   constructor(
     private readonly engine: StorageEngine,
@@ -64,8 +66,15 @@ export class HintStore {
     }
   }
 
+  /** New hints are refused with `check()`'s error while it gives one (the writer tries another node). */
+  refuseNewWhile(check: () => Error | undefined): void {
+    this.refuseNew = check;
+  }
+
   /** Adds (merges) a hinted version of `key` meant for `target`. */
   add(target: NodeId, key: string, state: KeyState): Promise<void> {
+    const refused = this.refuseNew();
+    if (refused !== undefined) return Promise.reject(refused);
     const storedKey = `${target}/${key}`;
     return this.lock.run(storedKey, async () => {
       const existing = await this.engine.get('hints', storedKey);
