@@ -13,7 +13,14 @@ let child: ChildProcess | undefined;
 let dir = '';
 
 afterAll(async () => {
-  if (child && child.exitCode === null) child.kill('SIGKILL');
+  // The whole process group: a failed test must not leave `cluster up`'s three nodes running.
+  if (child?.pid !== undefined && child.exitCode === null) {
+    try {
+      process.kill(-child.pid, 'SIGKILL');
+    } catch {
+      // already gone
+    }
+  }
   if (dir) await rm(dir, { recursive: true, force: true });
 });
 
@@ -39,6 +46,8 @@ describe('tessera cluster up', () => {
       ],
       {
         stdio: ['ignore', 'pipe', 'pipe'],
+        // Its own process group, so that cleanup reaches the nodes it starts.
+        detached: true,
       },
     );
     let output = '';
