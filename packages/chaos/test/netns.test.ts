@@ -8,10 +8,9 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { createRng } from '@tessera/core';
 import { CLI_PATH } from '@tessera/server/local-cluster';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { ChaosCluster } from '../src/cluster.js';
 import { nodeFetch } from '../src/http.js';
 import { NetnsChaosNetwork } from '../src/netns/chaos-network.js';
@@ -123,16 +122,12 @@ async function fetchWithoutToken(url: string, ca: string): Promise<number> {
   });
 }
 
-async function waitFor(what: string, timeoutMs: number, check: () => Promise<boolean>): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  let last: unknown;
-  while (Date.now() < deadline) {
-    try {
-      if (await check()) return;
-    } catch (err) {
-      last = err;
-    }
-    await sleep(100);
-  }
-  throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${last ? `: ${String(last)}` : ''}`);
+/** Waits until `check` is true, polling through vitest's `vi.waitFor`; the error names `what`. */
+function waitFor(what: string, timeoutMs: number, check: () => Promise<boolean>): Promise<void> {
+  return vi.waitFor(
+    async () => {
+      if (!(await check())) throw new Error(`still waiting for ${what}`);
+    },
+    { timeout: timeoutMs, interval: 100 },
+  );
 }
