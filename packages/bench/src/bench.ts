@@ -96,7 +96,8 @@ export async function runBench(options: BenchOptions, io: BenchIo): Promise<Benc
       },
       cluster: cluster.info,
       phases,
-      ratios: computeRatios(phases),
+      // Open loop runs every phase, the bare ones too, at the same rate: their ratio says nothing.
+      ratios: computeRatios(options.ratePerSec === undefined ? phases : []),
       rssMaxBytes: processes.runRssMaxBytes(),
       anonMaxBytes: processes.runAnonMaxBytes(),
       ...(soak === undefined ? {} : { soak: soakResult(options, phases.at(-1), soakRounds) }),
@@ -186,6 +187,8 @@ async function runBarePhases(options: BenchOptions, value: string, ctx: PhaseCon
         warmupMs: options.warmupS * 1000,
         durationMs: options.durationS * 1000,
         driver: bareDriver(pool, method, putBody(value)),
+        // Open loop: the bare server at the same rate gives this machine's latency floor.
+        ...(options.ratePerSec === undefined ? {} : { ratePerSec: options.ratePerSec }),
       };
       results.push(await runPhase(plan, ctx));
     }

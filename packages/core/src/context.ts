@@ -27,7 +27,7 @@ export const EMPTY_CONTEXT: CausalContext = Object.freeze({ vv: Object.freeze([]
 
 import type { Dot, NodeId, VersionVector, VvEntry } from './clock.js';
 import { TesseraError } from './errors.js';
-import { checksum64, utf8 } from './hash.js';
+import { checksum64Text, utf8 } from './hash.js';
 
 const PREFIX = 'c1.';
 export const CONTEXT_CHARS_MAX = 65_536;
@@ -117,7 +117,7 @@ function parseEntries(parsed: unknown): VvEntry[] {
 }
 
 function sign(key: string, payload: string): string {
-  return checksum64(utf8(`${key}\u0000${payload}`));
+  return checksum64Text(`${key}\u0000${payload}`);
 }
 
 function invalid(why: string): TesseraError {

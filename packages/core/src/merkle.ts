@@ -12,7 +12,7 @@
  * tombstone therefore never changes a tree, and never makes a peer push it back.
  */
 import { TesseraError } from './errors.js';
-import { murmur3, utf8 } from './hash.js';
+import { murmur3Text } from './hash.js';
 import type { KeyState } from './versions.js';
 
 /** Leaves (buckets) per tree. */
@@ -47,7 +47,7 @@ export function levelWidth(level: number): number {
 
 /** The bucket (leaf) of a key: a seeded MurmurHash3 of its UTF-8, so unrelated to its partition. */
 export function bucketOf(key: string): number {
-  return murmur3(utf8(key), BUCKET_SEED) % MERKLE_BUCKETS;
+  return murmur3Text(key, BUCKET_SEED) % MERKLE_BUCKETS;
 }
 
 export function stateDigest(state: KeyState): StateDigest {
@@ -55,8 +55,8 @@ export function stateDigest(state: KeyState): StateDigest {
   for (const e of state.vv) parts.push(`${e.node.length}:${e.node}${e.counter};`);
   parts.push(`${state.siblings.length}s`);
   for (const s of state.siblings) parts.push(`${s.dot.node.length}:${s.dot.node}${s.dot.counter};`);
-  const bytes = utf8(parts.join(''));
-  return hex32(murmur3(bytes, DIGEST_SEED_HI)) + hex32(murmur3(bytes, DIGEST_SEED_LO));
+  const text = parts.join('');
+  return hex32(murmur3Text(text, DIGEST_SEED_HI)) + hex32(murmur3Text(text, DIGEST_SEED_LO));
 }
 
 /** What a key contributes to its tree: its digest when live, nothing for a tombstone or no state. */
@@ -175,8 +175,8 @@ export function diffKeyDigests(
 }
 
 function xorPair(hi: number, lo: number, key: string, digest: StateDigest): [number, number] {
-  const bytes = utf8(`${key}\u0000${digest}`);
-  return [(hi ^ murmur3(bytes, PAIR_SEED_HI)) >>> 0, (lo ^ murmur3(bytes, PAIR_SEED_LO)) >>> 0];
+  const text = `${key}\u0000${digest}`;
+  return [(hi ^ murmur3Text(text, PAIR_SEED_HI)) >>> 0, (lo ^ murmur3Text(text, PAIR_SEED_LO)) >>> 0];
 }
 
 function checkLevel(level: number): void {

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { TesseraError } from './errors.js';
-import { checksum64, keyPosition, murmur3, utf8 } from './hash.js';
+import { checksum64, checksum64Text, keyPosition, murmur3, murmur3Text, utf8 } from './hash.js';
 import {
   claim,
   createRing,
@@ -175,6 +175,27 @@ describe('murmur3 (MurmurHash3_x86_32)', () => {
     expect(murmur3(utf8('aaa'), 0x9747b28c)).toBe(0x283e0130);
     expect(murmur3(utf8('aaaa'), 0x9747b28c)).toBe(0x5a97808a);
     expect(murmur3(utf8('Hello, world!'), 0x9747b28c)).toBe(0x24884cba);
+  });
+
+  it('hashes text exactly as its UTF-8 bytes (murmur3Text), lone surrogates as U+FFFD like TextEncoder', () => {
+    // Keys place data on the ring: a different hash would move every stored key.
+    const text = fc.oneof(
+      fc.string({ unit: 'grapheme', maxLength: 40 }),
+      fc.string({ unit: 'binary', maxLength: 40 }),
+      fc.string({ maxLength: 40 }),
+      fc
+        .array(fc.integer({ min: 0xd7f0, max: 0xe010 }), { maxLength: 8 })
+        .map((codes) => String.fromCharCode(...codes)),
+    );
+    fc.assert(
+      fc.property(text, fc.nat(), (s, seed) => {
+        expect(murmur3Text(s, seed)).toBe(murmur3(utf8(s), seed));
+        expect(checksum64Text(s)).toBe(checksum64(utf8(s)));
+      }),
+      { numRuns: 2000 },
+    );
+    expect(murmur3Text('hello')).toBe(0x248bfa47);
+    expect(murmur3Text('\u{1f600}\ud800x\udc00', 7)).toBe(murmur3(utf8('\u{1f600}\ud800x\udc00'), 7));
   });
 
   it('returns unsigned 32-bit integers; checksum64 is 16 hex characters', () => {

@@ -63,7 +63,7 @@ export function listedNodesOnly(listed: readonly string[]): NodeUrl {
 
 /** The ring's owners for the key's partition, in preference order: the first `n` are replicas. */
 export function preferenceFor(view: RingView, key: string): string[] {
-  return preferenceList(view.ring, partitionOf(view.ring.partitionCount, key));
+  return [...preferenceList(view.ring, partitionOf(view.ring.partitionCount, key))];
 }
 
 const PROBE_CONCURRENCY = 8;

@@ -31,6 +31,7 @@ import type { PeerDirectory } from '../cluster/peers.js';
 import type { Logger } from '../logger.js';
 import type { HintStore } from '../storage/hint-store.js';
 import type { ReplicaStore } from '../storage/replica-store.js';
+import { allAgree, mergeVersions, type StoredVersion } from '../storage/stored-version.js';
 import { Deadlines } from '../util/deadlines.js';
 import { replicateWrite } from './fan-out.js';
 import { forwardOrder, forwardWrite } from './forward.js';
@@ -96,6 +97,11 @@ export class Coordinator {
   private readonly replicas: Replicas;
   /** Every request's deadline, in one sweeper. */
   private readonly deadlines: Deadlines;
+  /** Contexts issued for cached (frozen, shared) states: see `contextFor`. */
+  private readonly issued = new WeakMap<
+    KeyState,
+    { readonly key: string; readonly fastest: NodeId | undefined; readonly context: string }
+  >();
   /** Set by the crash-mid-write fault: nothing answers any more. */
   private dying = false;
 
@@ -105,7 +111,7 @@ export class Coordinator {
   }
 
   /** The key's whole preference list: its N replicas first, then the fallbacks in ring order. */
-  preferenceFor(key: string): NodeId[] {
+  preferenceFor(key: string): readonly NodeId[] {
     const ring = this.deps.ring();
     return preferenceList(ring, partitionOf(ring.partitionCount, key));
   }
@@ -120,7 +126,19 @@ export class Coordinator {
     const timeoutMs = options.timeoutMs ?? this.deps.settings.requestTimeoutMs;
     const { state, fastest } = await this.readQuorum(key, r, timeoutMs);
     // The replica that answered first coordinates the next write with this context (paper 5).
-    return { state, context: encodeContext(key, { vv: state.vv, dots: [], coordinator: fastest }) };
+    return { state, context: this.contextFor(key, state, fastest) };
+  }
+
+  /**
+   * A read's context. A hot key read again and again, with its replicas agreeing, comes back as
+   * the same cached state object (frozen): its context is made once per state and coordinator.
+   */
+  private contextFor(key: string, state: KeyState, fastest: NodeId | undefined): string {
+    const memo = this.issued.get(state);
+    if (memo !== undefined && memo.key === key && memo.fastest === fastest) return memo.context;
+    const context = encodeContext(key, { vv: state.vv, dots: [], coordinator: fastest });
+    if (Object.isFrozen(state)) this.issued.set(state, { key, fastest, context });
+    return context;
   }
 
   /**
@@ -302,33 +320,38 @@ export class Coordinator {
 
   /**
    * Asks the first N healthy nodes of the preference list (sloppy quorum) and merges R answers;
-   * `fastest` is the replica that answered first.
+   * `fastest` is the replica that answered first. Replicas that agree answer the same bytes: only
+   * differing versions are decoded and merged (storage/stored-version.ts).
    */
   private async readQuorum(
     key: string,
     r: number,
     timeoutMs: number,
   ): Promise<{ state: KeyState; fastest: NodeId | undefined }> {
-    const { targets } = sloppyTargets(this.preferenceFor(key), this.deps.settings.n, (n) =>
-      this.replicas.isDown(n),
-    );
+    const preference = this.preferenceFor(key);
+    const { n } = this.deps.settings;
+    const { targets } = sloppyTargets(preference, n, (node) => this.replicas.isDown(node));
     const peerTimeoutMs = Math.min(timeoutMs, this.deps.settings.peerTimeoutMs);
+    let own: StoredVersion | undefined;
     const calls = targets.map(({ node }) => ({
       node,
-      run: () => this.replicas.read(node, key, peerTimeoutMs),
+      run: async () => {
+        const version = await this.replicas.readVersion(node, key, peerTimeoutMs, () => own);
+        if (node === this.deps.self) own = version;
+        return version;
+      },
     }));
     const outcome = await collectQuorum(calls, r, timeoutMs, 'read', this.deadlines);
-    const state = outcome.replies.reduce<KeyState>(
-      (acc, reply) => mergeStates(acc, reply.value ?? EMPTY_STATE),
-      EMPTY_STATE,
-    );
-    const primaries = new Set(this.replicasFor(key));
-    const fastest = outcome.replies.find((reply) => primaries.has(reply.node))?.node;
+    // This node's version first: when all agree, the merge is its cached state (see contextFor).
+    const versions = outcome.replies.map((reply) => reply.value);
+    const state = mergeVersions(own !== undefined && versions.includes(own) ? [own, ...versions] : versions);
+    const primaries = preference.slice(0, n);
+    const fastest = outcome.replies.find((reply) => primaries.includes(reply.node))?.node;
     outcome.settled.then(
       (all) =>
         this.readRepair(
           key,
-          all.filter((reply) => primaries.has(reply.node)),
+          all.filter((reply) => primaries.includes(reply.node)),
         ),
       () => {},
     );
@@ -336,12 +359,14 @@ export class Coordinator {
   }
 
   /** Paper section 5: once every replica answered (or failed), bring the stale ones up to date. */
-  private readRepair(key: string, replies: ReplicaReply<KeyState | undefined>[]): void {
+  private readRepair(key: string, replies: ReplicaReply<StoredVersion | undefined>[]): void {
     const ok = replies.filter((r) => r.ok);
-    const merged = ok.reduce<KeyState>((acc, r) => mergeStates(acc, r.value ?? EMPTY_STATE), EMPTY_STATE);
+    const versions = ok.map((r) => r.value);
+    if (allAgree(versions)) return;
+    const merged = mergeVersions(versions);
     if (merged.vv.length === 0) return;
     for (const reply of ok) {
-      if (reply.value !== undefined && sameState(reply.value, merged)) continue;
+      if (reply.value !== undefined && sameState(reply.value.state(), merged)) continue;
       // A replica with nothing needs no tombstone: anti-entropy treats the two alike (docs/consistency.md).
       if (reply.value === undefined && merged.siblings.length === 0) continue;
       this.replicas.repair(reply.node, key, merged, this.deps.settings.peerTimeoutMs);

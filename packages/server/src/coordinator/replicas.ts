@@ -6,6 +6,7 @@ import { decodePeerState, encodeState, type KeyState, type NodeId } from '@tesse
 import type { PeerDirectory } from '../cluster/peers.js';
 import type { HintStore } from '../storage/hint-store.js';
 import type { ReplicaStore } from '../storage/replica-store.js';
+import { lazyVersion, type StoredVersion, sameBytes } from '../storage/stored-version.js';
 
 export class Replicas {
   constructor(
@@ -23,6 +24,30 @@ export class Replicas {
     if (node === this.self) return this.store.read(key);
     const bytes = await this.peers.call(node, (c) => c.read(key, timeoutMs));
     return bytes === undefined ? undefined : decodePeerState(bytes);
+  }
+
+  /**
+   * The replica's version as bytes. A peer's bytes equal to `known` (this node's own version, when
+   * it answered first) are taken as they are; others are decoded and checked now, so a bad reply
+   * fails this replica's call rather than the whole read.
+   */
+  async readVersion(
+    node: NodeId,
+    key: string,
+    timeoutMs: number,
+    known: () => StoredVersion | undefined = () => undefined,
+  ): Promise<StoredVersion | undefined> {
+    if (node === this.self) {
+      const own = await this.store.readVersion(key);
+      own?.state(); // corrupt here fails this replica's call, as for a peer (cached: decoded once)
+      return own;
+    }
+    const bytes = await this.peers.call(node, (c) => c.read(key, timeoutMs));
+    if (bytes === undefined) return undefined;
+    const version = lazyVersion(bytes, decodePeerState);
+    const local = known();
+    if (local === undefined || !sameBytes(local.bytes, bytes)) version.state();
+    return version;
   }
 
   /**

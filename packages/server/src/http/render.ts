@@ -6,7 +6,25 @@ import type { KeyState } from '@tessera/core';
 
 const encoder = new TextEncoder();
 
+/** Bodies rendered for cached (frozen, shared) states, reused while the key reads the same. */
+const rendered = new WeakMap<
+  KeyState,
+  { readonly key: string; readonly context: string; readonly body: Buffer }
+>();
+
+/**
+ * The body of a successful get: `{ key, context, siblings }`. A hot key read again and again comes
+ * back as the same cached state with the same context: its body is rendered once (never change it).
+ */
 export function renderSiblings(key: string, context: string, state: KeyState): Buffer {
+  const memo = rendered.get(state);
+  if (memo !== undefined && memo.key === key && memo.context === context) return memo.body;
+  const body = renderBody(key, context, state);
+  if (Object.isFrozen(state)) rendered.set(state, { key, context, body });
+  return body;
+}
+
+function renderBody(key: string, context: string, state: KeyState): Buffer {
   const parts: Uint8Array[] = [
     encoder.encode(`{"key":${JSON.stringify(key)},"context":${JSON.stringify(context)},"siblings":[`),
   ];

@@ -37,16 +37,36 @@ export interface RequestGuard {
 
 export function requestGuard(deps: RequestGuardDeps): RequestGuard {
   let inflight = 0;
+  // Label lookups hash their label object on every call: each (op, outcome) is looked up once.
+  const timers = new Map<Op, ReturnType<RequestGuardDeps['metrics']['latency']['labels']>>();
+  const timerOf = (op: Op) => {
+    let timer = timers.get(op);
+    if (timer === undefined) {
+      timer = deps.metrics.latency.labels({ op });
+      timers.set(op, timer);
+    }
+    return timer;
+  };
+  const counters = new Map<string, ReturnType<RequestGuardDeps['metrics']['requests']['labels']>>();
+  const count = (op: Op, outcome: string): void => {
+    const id = `${op} ${outcome}`;
+    let counter = counters.get(id);
+    if (counter === undefined) {
+      counter = deps.metrics.requests.labels({ op, outcome });
+      counters.set(id, counter);
+    }
+    counter.inc();
+  };
   const admit =
     (op: Op) =>
     async (_req: FastifyRequest, reply: FastifyReply): Promise<void> => {
       const refused = deps.refuseClients?.();
       if (refused !== undefined) {
-        deps.metrics.requests.inc({ op, outcome: refused.code });
+        count(op, refused.code);
         throw refused;
       }
       if (inflight >= deps.config.inflightMax) {
-        deps.metrics.requests.inc({ op, outcome: 'OVERLOADED' });
+        count(op, 'OVERLOADED');
         throw new TesseraError(
           'OVERLOADED',
           `This node is serving ${inflight} requests, its limit. Retry after a second.`,
@@ -62,14 +82,14 @@ export function requestGuard(deps: RequestGuardDeps): RequestGuard {
   const guarded =
     (op: Op, handler: Handler, options: { readonly foreground?: boolean } = {}): Handler =>
     async (req, reply) => {
-      const end = deps.metrics.latency.startTimer({ op });
+      const end = timerOf(op).startTimer();
       const startedMs = performance.now();
       try {
         const result = await handler(req, reply);
-        deps.metrics.requests.inc({ op, outcome: reply.statusCode < 400 ? 'ok' : 'NOT_FOUND' });
+        count(op, reply.statusCode < 400 ? 'ok' : 'NOT_FOUND');
         return result;
       } catch (err) {
-        deps.metrics.requests.inc({ op, outcome: TesseraError.is(err) ? err.code : 'INTERNAL' });
+        count(op, TesseraError.is(err) ? err.code : 'INTERNAL');
         throw err;
       } finally {
         end();

@@ -21,6 +21,7 @@ import {
   sameState,
   TesseraError,
 } from '@tessera/core';
+import { type Accepted, applyGroup, ChangeQueue, type QueuedChange } from './change-queue.js';
 import type { BatchOp, StorageEngine } from './engine.js';
 import { GroupCommit } from './group-commit.js';
 import { KeyLock } from './key-lock.js';
@@ -42,6 +43,7 @@ import {
   userKeyOf,
 } from './stored-keys.js';
 import { checkSiblings, decodeStored, tombstoneIndexOp } from './stored-state.js';
+import type { StoredVersion } from './stored-version.js';
 
 /** Default bound of the state cache (config `stateCacheBytesMax`). */
 export const STATE_CACHE_BYTES_DEFAULT = 32 * 1024 * 1024;
@@ -93,6 +95,9 @@ export class ReplicaStore {
   private readonly now: () => number;
   private readonly commits: GroupCommit;
   private readonly cache: StateCache;
+  private readonly changes = new ChangeQueue<ChangeOptions>(this.lock, (key, group) =>
+    this.writeGroup(key, group),
+  );
 
   constructor(
     private readonly engine: StorageEngine,
@@ -123,6 +128,16 @@ export class ReplicaStore {
   async read(key: string): Promise<KeyState | undefined> {
     const entry = await this.load(key);
     return entry.bytes === undefined ? undefined : this.decoded(key, entry);
+  }
+
+  /**
+   * The stored state as its bytes (the cache's own: never change them), decoded on demand (the
+   * decode is cached too): a quorum read compares replicas' bytes before decoding any.
+   */
+  async readVersion(key: string): Promise<StoredVersion | undefined> {
+    const entry = await this.load(key);
+    if (entry.bytes === undefined) return undefined;
+    return { bytes: entry.bytes, state: () => this.decoded(key, entry) };
   }
 
   /** The stored bytes as they are (a copy), to send to a peer without decoding and re-encoding. */
@@ -281,27 +296,53 @@ export class ReplicaStore {
     });
   }
 
+  /** Queues the change; changes queued while the key is busy are written together (change-queue.ts). */
   private change(key: string, fn: (stored: KeyState) => KeyState, how: ChangeOptions): Promise<KeyState> {
+    return this.changes.submit(key, this.locate(key).dataKey, fn, how);
+  }
+
+  /** One group of changes to `key`, under its lock: each on the last one's state, one write for all. */
+  private async writeGroup(key: string, group: QueuedChange<ChangeOptions>[]): Promise<void> {
     const at = this.locate(key);
-    return this.locked(at, async () => {
+    const release = await this.trees.enter(at.partition, at.bucket);
+    let accepted: Accepted<ChangeOptions>[] = [];
+    try {
       const entry = await this.load(key, at);
       const bytes = entry.bytes;
       const stored = bytes === undefined ? EMPTY_STATE : this.decoded(key, entry);
-      const next = fn(stored);
-      if (sameState(next, stored) && next.deletedAtMs === stored.deletedAtMs) return stored;
-      if (how.limitSiblings) checkSiblings(key, stored, next, this.options.siblingsMax);
-      const encoded = encodeState(next);
-      how.beforeWrite?.(next, encoded);
-      const ops: BatchOp[] = [{ type: 'put', ns: 'data', key: at.dataKey, value: encoded }];
-      const index = tombstoneIndexOp(tombstoneKey(at.partition, key), stored, next, this.now);
-      if (index !== undefined) ops.push(index);
-      await this.writeData(key, encoded, ops, how.sync);
-      this.trees.changed(at.partition, at.bucket, key, bytes === undefined ? undefined : stored, next, {
-        before: bytes?.length,
-        after: encoded.length,
+      let last: { state: KeyState; encoded: Uint8Array } | undefined;
+      const applied = applyGroup(stored, group, (before, next, { how }) => {
+        if (how.limitSiblings) checkSiblings(key, before, next, this.options.siblingsMax);
+        const encoded = encodeState(next);
+        how.beforeWrite?.(next, encoded);
+        last = { state: next, encoded };
       });
-      return next;
-    });
+      accepted = applied.accepted;
+      const { final } = applied;
+      if (final !== stored) {
+        const encoded = last?.state === final ? last.encoded : encodeState(final);
+        const ops: BatchOp[] = [{ type: 'put', ns: 'data', key: at.dataKey, value: encoded }];
+        const index = tombstoneIndexOp(tombstoneKey(at.partition, key), stored, final, this.now);
+        if (index !== undefined) ops.push(index);
+        await this.writeData(
+          key,
+          encoded,
+          ops,
+          accepted.some((a) => a.change.how.sync),
+        );
+        this.trees.changed(at.partition, at.bucket, key, bytes === undefined ? undefined : stored, final, {
+          before: bytes?.length,
+          after: encoded.length,
+        });
+      }
+      for (const { change, next } of accepted) change.resolve(next);
+    } catch (err) {
+      // Nothing of the group was written (or whether it was is unknown): every change not yet
+      // refused fails with the error.
+      for (const change of accepted.length > 0 ? accepted.map((a) => a.change) : group) change.reject(err);
+    } finally {
+      release();
+    }
   }
 
   private write(ops: readonly BatchOp[], sync = this.options.sync): Promise<void> {
@@ -330,6 +371,7 @@ export class ReplicaStore {
 
   /** Runs `task` under the key's lock, counted as a change in flight for its Merkle bucket. */
   private locked<T>(at: Location, task: () => Promise<T>): Promise<T> {
+    this.changes.close(at.dataKey);
     return this.lock.run(at.dataKey, async () => {
       const release = await this.trees.enter(at.partition, at.bucket);
       try {

@@ -44,6 +44,19 @@ type SoloOp =
   | { kind: 'collect'; key: string }
   | { kind: 'failingDrop'; key: string };
 type Step = { together: WriteOp[] } | { solo: SoloOp };
+/** A change called in a together step, and what it must answer. */
+interface Member {
+  readonly op: Extract<WriteOp, { kind: 'update' | 'merge' }>;
+  readonly answer: string;
+  readonly writes: boolean;
+  fails?: boolean;
+  armed?: string;
+}
+/** Changes to one key written together, and the key's state before them. */
+interface Group {
+  readonly before: KeyState | undefined;
+  readonly members: Member[];
+}
 
 const key = fc.constantFrom(...KEYS);
 const fail = fc.constantFrom<Fail>('none', 'none', 'none', 'before', 'after');
@@ -165,8 +178,12 @@ async function check(inner: StorageEngine, bytesMax: number, delays: number[], s
       continue;
     }
     // Ops on one key apply in call order (the key lock); reads may see any state in between.
+    // Changes to one key called together are written together (change-queue.ts): one write, and
+    // a failing write fails them all; a drop between them closes the group.
     const seen = new Map<string, string[]>(KEYS.map((k) => [k, [encoded(model.get(k))]]));
-    const runs = s.together.map((op) => runTogether(op, seen));
+    const groups = new Map<string, Group>();
+    const runs = s.together.map((op) => runTogether(op, seen, groups));
+    for (const k of [...groups.keys()]) closeGroup(k, groups, seen);
     const results = await Promise.all(runs.map((r) => r()));
     for (const [i, op] of s.together.entries()) {
       const got = results[i];
@@ -182,8 +199,15 @@ async function check(inner: StorageEngine, bytesMax: number, delays: number[], s
   exercised.evictions += stats.evictions;
   await engine.close();
 
-  /** Starts `op` now (synchronously, so call order is lock order); the model follows at once. */
-  function runTogether(op: WriteOp, seen: Map<string, string[]>): () => Promise<string | undefined> {
+  /**
+   * Starts `op` now (synchronously, so call order is lock order); the model follows at once, and
+   * a change's outcome is known once its group closes (`closeGroup`).
+   */
+  function runTogether(
+    op: WriteOp,
+    seen: Map<string, string[]>,
+    groups: Map<string, Group>,
+  ): () => Promise<string | undefined> {
     const history = seen.get(op.key)!;
     if (op.kind === 'read' || op.kind === 'readEncoded') {
       const read = op.kind === 'read';
@@ -193,6 +217,7 @@ async function check(inner: StorageEngine, bytesMax: number, delays: number[], s
       return () => p;
     }
     if (op.kind === 'drop') {
+      closeGroup(op.key, groups, seen);
       const current = model.get(op.key);
       const handed = op.stale || current === undefined ? oldState(op.key) : current;
       const p = store.dropIfUnchanged(op.key, handed);
@@ -204,22 +229,51 @@ async function check(inner: StorageEngine, bytesMax: number, delays: number[], s
       };
     }
     const fn = changeFn(op);
-    const stored = model.get(op.key) ?? EMPTY_STATE;
-    const next = fn.apply(stored);
-    const writes = !(sameState(next, stored) && next.deletedAtMs === stored.deletedAtMs);
-    const armed = `${locate(Q, op.key).dataKey} ${encoded(next)}`;
-    if (writes && op.fail !== 'none') engine.armed.set(armed, op.fail);
+    const stored = model.get(op.key);
+    const next = fn.apply(stored ?? EMPTY_STATE);
+    const writes = !(sameState(next, stored ?? EMPTY_STATE) && next.deletedAtMs === stored?.deletedAtMs);
+    let group = groups.get(op.key);
+    if (group === undefined) {
+      group = { before: stored, members: [] };
+      groups.set(op.key, group);
+    }
     const p = fn.theirs === undefined ? store.update(op.key, fn.apply) : store.merge(op.key, fn.theirs);
-    if (writes && op.fail !== 'before') model.set(op.key, next);
+    if (writes) model.set(op.key, next);
     history.push(encoded(model.get(op.key)));
+    const member: Member = { op, answer: encoded(writes ? next : (stored ?? EMPTY_STATE)), writes };
+    group.members.push(member);
     return async () => {
       const outcome = await p.then(encoded, (err: unknown) => err);
-      engine.armed.delete(armed);
-      if (writes && op.fail !== 'none') expect(outcome).toBeInstanceOf(Error);
-      else
-        expect(outcome, `${op.kind} ${op.key} answers what it stored`).toBe(encoded(writes ? next : stored));
+      if (member.armed !== undefined) engine.armed.delete(member.armed);
+      if (member.fails === true) expect(outcome).toBeInstanceOf(Error);
+      else expect(outcome, `${op.kind} ${op.key} answers what it stored`).toBe(member.answer);
       return undefined;
     };
+  }
+
+  /**
+   * The key's group is written once, with the state its last change left. It fails when one of
+   * its changes that writes is armed to fail: then every change of the group fails, and the
+   * engine holds the state from before the group ('before') or the group's ('after').
+   */
+  function closeGroup(k: string, groups: Map<string, Group>, seen: Map<string, string[]>): void {
+    const group = groups.get(k);
+    if (group === undefined) return;
+    groups.delete(k);
+    const writers = group.members.filter((m) => m.writes);
+    const when = writers.find((m) => m.op.fail !== 'none')?.op.fail;
+    if (when === undefined || when === 'none') return;
+    const armed = `${locate(Q, k).dataKey} ${encoded(model.get(k))}`;
+    engine.armed.set(armed, when);
+    for (const m of group.members) {
+      m.fails = true;
+      m.armed = armed;
+    }
+    if (when === 'before') {
+      if (group.before === undefined) model.delete(k);
+      else model.set(k, group.before);
+      seen.get(k)?.push(encoded(model.get(k)));
+    }
   }
 
   /** The change `op` makes to a stored state (and a merge's incoming state, built once here). */
