@@ -98,8 +98,9 @@ export async function runPhase(plan: PhasePlan, ctx: PhaseContext): Promise<Phas
       }
       const op = plan.driver.next(index);
       if (op === undefined) return;
-      // Paced: latency counts from the slot, so a request that waited for a free worker says so.
-      const t0 = slotMs ?? performance.now();
+      // Paced: latency counts from the slot, so a request that waited for a free worker says so;
+      // a timer may fire up to a millisecond early (libuv's clock), and then it counts from the start.
+      const t0 = slotMs === undefined ? performance.now() : Math.min(slotMs, performance.now());
       const outcome = await op
         .run()
         .catch((err: unknown): Outcome => ({ error: errorCode(err), transport: true }));
