@@ -116,6 +116,12 @@ export const configSchema = z
     requestTimeoutMs: z.number().int().min(10).max(120_000).default(2_000),
     /** Peer RPC deadline for replica reads and writes inside one request. */
     peerTimeoutMs: z.number().int().min(10).max(120_000).default(1_000),
+    /**
+     * Nagle-style coalescing of replica calls: while a peer's pipe has calls waiting for replies,
+     * a batch of fewer than 16 waits up to this long for more (fewer, fuller messages at partial
+     * load); 0 sends each batch at the end of its event-loop tick (docs/benchmarks.md).
+     */
+    pipeHoldMs: z.number().int().min(0).max(20).default(0),
     gossipIntervalMs: z.number().int().min(50).max(60_000).default(1_000),
     /** How long a peer that failed a call is skipped before it is tried again. */
     peerRetryMs: z.number().int().min(50).max(60_000).default(2_000),

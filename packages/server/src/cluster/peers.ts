@@ -83,27 +83,40 @@ export class PeerDirectory {
    * with one of the `downOn` codes marks the peer down, a success marks it alive. A node with no
    * client (not a known member) fails with PEER_UNAVAILABLE.
    */
-  async call<T>(
+  call<T>(
     node: NodeId,
     fn: (client: PeerClient) => Promise<T>,
     downOn: readonly ErrorCode[] = DOWN_ON,
   ): Promise<T> {
     const client = this.client(node);
     if (client === undefined) {
-      throw new TesseraError(
-        'PEER_UNAVAILABLE',
-        `Node ${node} is not a known member; its address is not known yet.`,
-        { peer: node },
+      return Promise.reject(
+        new TesseraError(
+          'PEER_UNAVAILABLE',
+          `Node ${node} is not a known member; its address is not known yet.`,
+          {
+            peer: node,
+          },
+        ),
       );
     }
+    // Promise chains rather than an async frame: this runs for every replica call.
+    let pending: Promise<T>;
     try {
-      const result = await fn(client);
-      this.markAlive(node);
-      return result;
+      pending = fn(client);
     } catch (err) {
-      if (TesseraError.is(err) && downOn.includes(err.code)) this.markFailed(node, err);
-      throw err;
+      pending = Promise.reject(err);
     }
+    return pending.then(
+      (result) => {
+        this.markAlive(node);
+        return result;
+      },
+      (err: unknown) => {
+        if (TesseraError.is(err) && downOn.includes(err.code)) this.markFailed(node, err);
+        throw err;
+      },
+    );
   }
 
   /** Drops all traffic from this node to `nodes` (a one-way network partition), until `unblock`. */

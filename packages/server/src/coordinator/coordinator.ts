@@ -333,13 +333,17 @@ export class Coordinator {
     const { targets } = sloppyTargets(preference, n, (node) => this.replicas.isDown(node));
     const peerTimeoutMs = Math.min(timeoutMs, this.deps.settings.peerTimeoutMs);
     let own: StoredVersion | undefined;
+    const read = (node: NodeId) => this.replicas.readVersion(node, key, peerTimeoutMs, () => own);
     const calls = targets.map(({ node }) => ({
       node,
-      run: async () => {
-        const version = await this.replicas.readVersion(node, key, peerTimeoutMs, () => own);
-        if (node === this.deps.self) own = version;
-        return version;
-      },
+      run:
+        node === this.deps.self
+          ? () =>
+              read(node).then((version) => {
+                own = version;
+                return version;
+              })
+          : () => read(node),
     }));
     const outcome = await collectQuorum(calls, r, timeoutMs, 'read', this.deadlines);
     // This node's version first: when all agree, the merge is its cached state (see contextFor).

@@ -31,23 +31,27 @@ export class Replicas {
    * it answered first) are taken as they are; others are decoded and checked now, so a bad reply
    * fails this replica's call rather than the whole read.
    */
-  async readVersion(
+  readVersion(
     node: NodeId,
     key: string,
     timeoutMs: number,
     known: () => StoredVersion | undefined = () => undefined,
   ): Promise<StoredVersion | undefined> {
     if (node === this.self) {
-      const own = await this.store.readVersion(key);
-      own?.state(); // corrupt here fails this replica's call, as for a peer (cached: decoded once)
-      return own;
+      return this.store.readVersion(key).then((own) => {
+        own?.state(); // corrupt here fails this replica's call, as for a peer (cached: decoded once)
+        return own;
+      });
     }
-    const bytes = await this.peers.call(node, (c) => c.read(key, timeoutMs));
-    if (bytes === undefined) return undefined;
-    const version = lazyVersion(bytes, decodePeerState);
-    const local = known();
-    if (local === undefined || !sameBytes(local.bytes, bytes)) version.state();
-    return version;
+    return this.peers
+      .call(node, (c) => c.read(key, timeoutMs))
+      .then((bytes) => {
+        if (bytes === undefined) return undefined;
+        const version = lazyVersion(bytes, decodePeerState);
+        const local = known();
+        if (local === undefined || !sameBytes(local.bytes, bytes)) version.state();
+        return version;
+      });
   }
 
   /**

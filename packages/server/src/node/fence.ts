@@ -123,21 +123,28 @@ export function fencedConnector(connect: PeerClientFactory, fence: NodeFence): P
 }
 
 function watched(client: PeerClient, fence: NodeFence): PeerClient {
+  // One wrapper per method, made on first use: every replica call goes through here.
+  const wrappers = new Map<PropertyKey, (...args: unknown[]) => unknown>();
+  const observe = (err: unknown): never => {
+    fence.observe(err);
+    throw err;
+  };
   return new Proxy(client, {
     get(target, prop, receiver) {
       const value: unknown = Reflect.get(target, prop, receiver);
       if (typeof value !== 'function' || prop === 'close') return value;
-      const fn = value as (...args: unknown[]) => unknown;
-      return (...args: unknown[]): unknown => {
-        const refused = fence.refusal();
-        if (refused !== undefined) return Promise.reject(refused);
-        const result = fn.apply(target, args);
-        if (!(result instanceof Promise)) return result;
-        return result.catch((err: unknown) => {
-          fence.observe(err);
-          throw err;
-        });
-      };
+      let wrapper = wrappers.get(prop);
+      if (wrapper === undefined) {
+        const fn = value as (...args: unknown[]) => unknown;
+        wrapper = (...args: unknown[]): unknown => {
+          const refused = fence.refusal();
+          if (refused !== undefined) return Promise.reject(refused);
+          const result = fn.apply(target, args);
+          return result instanceof Promise ? result.catch(observe) : result;
+        };
+        wrappers.set(prop, wrapper);
+      }
+      return wrapper;
     },
   });
 }

@@ -82,7 +82,7 @@ async function boot(config: Config, log: Logger, front: ClientFront, closers: Cl
   await loadClusterState(config, view, log, security.client);
   fence.watch();
   const now = nodeClock(config);
-  const connect = fencedConnector(peerConnector(security.client, log), fence);
+  const connect = fencedConnector(peerConnector(security.client, log, config.pipeHoldMs), fence);
   const parts = assembleNode({ config, engine, incarnation, view, now, random: Math.random, connect, log });
   closers.add(async () => parts.peers.close());
   await openStores(parts);
@@ -125,9 +125,9 @@ async function assertCanListen(address: HostPort, what: string): Promise<void> {
   }
 }
 
-function peerConnector(security: PeerClientSecurity, log: Logger): PeerClientFactory {
+function peerConnector(security: PeerClientSecurity, log: Logger, pipeHoldMs: number): PeerClientFactory {
   const logger = log.child({ component: 'peer-client' });
-  return (address) => createPeerClient(address, { logger, security });
+  return (address) => createPeerClient(address, { logger, security, pipeHoldMs });
 }
 
 /** How often stalled transactions are looked for (strong/sweeper.ts). */

@@ -49,6 +49,8 @@ export interface PeerClientOptions {
   readonly messageBytesMax?: number;
   /** TLS and the caller's identity on every call (credentials.ts); default plaintext, anonymous. */
   readonly security?: PeerClientSecurity;
+  /** How long a small batch of replica calls waits for more while the pipe is busy (pipe-client.ts). */
+  readonly pipeHoldMs?: number;
 }
 
 export function createPeerClient(address: string, options: PeerClientOptions = {}): PeerClient {
@@ -77,20 +79,23 @@ class GrpcPeerClient implements PeerClient {
     });
     this.pipe = new PipeClient(this.channel, address, {
       messageBytesMax: options.messageBytesMax ?? MESSAGE_BYTES_MAX_DEFAULT,
+      holdMs: options.pipeHoldMs ?? 0,
     });
   }
 
   /** Replica reads and writes travel over the pipe, batched with the others of the same tick. */
-  async read(key: string, timeoutMs: number): Promise<Uint8Array | undefined> {
-    const reply = await this.pipeCall({ read: { key } }, 'Read', timeoutMs);
-    if (reply.read === undefined) throw this.badReply('Read', 'no read result');
-    return reply.read.found ? reply.read.state : undefined;
+  read(key: string, timeoutMs: number): Promise<Uint8Array | undefined> {
+    return this.pipeCall({ read: { key } }, 'Read', timeoutMs).then((reply) => {
+      if (reply.read === undefined) throw this.badReply('Read', 'no read result');
+      return reply.read.found ? reply.read.state : undefined;
+    });
   }
 
-  async replicate(key: string, state: Uint8Array, timeoutMs: number, hint?: string): Promise<void> {
+  replicate(key: string, state: Uint8Array, timeoutMs: number, hint?: string): Promise<void> {
     const replicate = hint === undefined ? { key, state } : { key, state, hint };
-    const reply = await this.pipeCall({ replicate }, 'Replicate', timeoutMs);
-    if (reply.replicate === undefined) throw this.badReply('Replicate', 'no replicate result');
+    return this.pipeCall({ replicate }, 'Replicate', timeoutMs).then((reply) => {
+      if (reply.replicate === undefined) throw this.badReply('Replicate', 'no replicate result');
+    });
   }
 
   async coordinate(request: CoordinateRequest, timeoutMs: number): Promise<CoordinateReply> {
@@ -175,15 +180,14 @@ class GrpcPeerClient implements PeerClient {
     this.channel.close();
   }
 
-  private async pipeCall(op: PipeOp, rpc: string, timeoutMs: number): Promise<pb.PipeReply> {
-    try {
-      return await this.pipe.call(op, rpc, timeoutMs);
-    } catch (error) {
+  /** One pipe call; a failure is logged at debug level. (No async frame: it runs per replica call.) */
+  private pipeCall(op: PipeOp, rpc: string, timeoutMs: number): Promise<pb.PipeReply> {
+    return this.pipe.call(op, rpc, timeoutMs).catch((error: unknown) => {
       if (TesseraError.is(error)) {
         this.options.logger?.debug({ peer: this.address, rpc, code: error.code }, 'peer call failed');
       }
       throw error;
-    }
+    });
   }
 
   private call<Req, Res>(method: PeerMethod<Req, Res>, request: Req, timeoutMs: number): Promise<Res> {
