@@ -12,7 +12,7 @@ export interface Target {
 }
 
 export interface SloppyTargets {
-  readonly targets: Target[];
+  readonly targets: readonly Target[];
   /**
    * Fallbacks not used yet, in ring order, healthy ones first, then those this node suspects are
    * down (they may be back): substitutes if a target fails mid-request.
@@ -32,6 +32,8 @@ export function sloppyTargets(
   n: number,
   isDown: (node: NodeId) => boolean,
 ): SloppyTargets {
+  if (!preference.some(isDown))
+    return { targets: healthyTargets(preference, n), spares: preference.slice(n) };
   const primaries = preference.slice(0, n);
   const fallbacks = preference.slice(n);
   const healthy = fallbacks.filter((node) => !isDown(node));
@@ -47,4 +49,15 @@ export function sloppyTargets(
     targets.push(stand === undefined ? { node: primary } : { node: stand, hint: primary });
   }
   return { targets, spares: [...healthy, ...suspects] };
+}
+
+/** Targets when every node is up, per preference list (ring.ts shares those): made once, frozen. */
+const allUp = new WeakMap<readonly NodeId[], { readonly n: number; readonly targets: readonly Target[] }>();
+
+function healthyTargets(preference: readonly NodeId[], n: number): readonly Target[] {
+  const known = allUp.get(preference);
+  if (known !== undefined && known.n === n) return known.targets;
+  const targets = Object.freeze(preference.slice(0, n).map((node) => Object.freeze({ node })));
+  allUp.set(preference, { n, targets });
+  return targets;
 }

@@ -30,46 +30,76 @@ export function collectQuorum<T>(
   what: 'read' | 'write',
   deadlines: Deadlines,
 ): Promise<QuorumOutcome<T>> {
-  const all: ReplicaReply<T>[] = [];
-  const ok: ReplicaReply<T>[] = [];
-  let resolveSettled: (r: ReplicaReply<T>[]) => void = () => {};
-  const settled = new Promise<ReplicaReply<T>[]>((res) => {
-    resolveSettled = res;
-  });
   return new Promise<QuorumOutcome<T>>((resolve, reject) => {
-    let done = false;
-    /** Too many failed (or too few were asked) for the quorum: only waiting to count the rest. */
-    let impossible = calls.length < needed;
-    const finish = (fn: () => void): void => {
-      if (done) return;
-      done = true;
-      cancelTimer();
-      fn();
-    };
-    const shortfall = (code: 'INSUFFICIENT_REPLICAS' | 'TIMEOUT'): TesseraError =>
-      quorumError(code, what, needed, calls.length, all);
-    const cancelTimer = deadlines.add(timeoutMs, () =>
-      finish(() => reject(shortfall(impossible ? 'INSUFFICIENT_REPLICAS' : 'TIMEOUT'))),
-    );
-    const check = (): void => {
-      if (ok.length >= needed) finish(() => resolve({ replies: [...ok], settled }));
-      else if (all.length === calls.length) finish(() => reject(shortfall('INSUFFICIENT_REPLICAS')));
-      else if (calls.length - (all.length - ok.length) < needed) impossible = true;
-    };
-    check();
+    const collector = new Collector<T>(calls.length, needed, what, resolve, reject);
+    collector.cancelTimer = deadlines.add(timeoutMs, () => collector.expire());
+    collector.check();
     for (const call of calls) {
       call.run().then(
-        (value) => record({ node: call.node, ok: true, value }),
-        (error: unknown) => record({ node: call.node, ok: false, error }),
+        (value) => collector.record({ node: call.node, ok: true, value }),
+        (error: unknown) => collector.record({ node: call.node, ok: false, error }),
       );
     }
-    function record(reply: ReplicaReply<T>): void {
-      all.push(reply);
-      if (reply.ok) ok.push(reply);
-      check();
-      if (all.length === calls.length) resolveSettled(all);
-    }
   });
+}
+
+/** One quorum's state: a class rather than closures, since every request makes one. */
+class Collector<T> {
+  private readonly all: ReplicaReply<T>[] = [];
+  private readonly ok: ReplicaReply<T>[] = [];
+  private done = false;
+  /** Too many failed (or too few were asked) for the quorum: only waiting to count the rest. */
+  private impossible: boolean;
+  private resolveSettled: (replies: ReplicaReply<T>[]) => void = () => {};
+  private readonly settled = new Promise<ReplicaReply<T>[]>((res) => {
+    this.resolveSettled = res;
+  });
+  cancelTimer: () => void = () => {};
+
+  constructor(
+    private readonly asked: number,
+    private readonly needed: number,
+    private readonly what: 'read' | 'write',
+    private readonly resolve: (outcome: QuorumOutcome<T>) => void,
+    private readonly reject: (error: TesseraError) => void,
+  ) {
+    this.impossible = asked < needed;
+  }
+
+  record(reply: ReplicaReply<T>): void {
+    this.all.push(reply);
+    if (reply.ok) this.ok.push(reply);
+    this.check();
+    if (this.all.length === this.asked) this.resolveSettled(this.all);
+  }
+
+  check(): void {
+    if (this.done) return;
+    if (this.ok.length >= this.needed) {
+      this.finish();
+      this.resolve({ replies: [...this.ok], settled: this.settled });
+    } else if (this.all.length === this.asked) {
+      this.finish();
+      this.reject(this.shortfall('INSUFFICIENT_REPLICAS'));
+    } else if (this.asked - (this.all.length - this.ok.length) < this.needed) {
+      this.impossible = true;
+    }
+  }
+
+  expire(): void {
+    if (this.done) return;
+    this.finish();
+    this.reject(this.shortfall(this.impossible ? 'INSUFFICIENT_REPLICAS' : 'TIMEOUT'));
+  }
+
+  private finish(): void {
+    this.done = true;
+    this.cancelTimer();
+  }
+
+  private shortfall(code: 'INSUFFICIENT_REPLICAS' | 'TIMEOUT'): TesseraError {
+    return quorumError(code, this.what, this.needed, this.asked, this.all);
+  }
 }
 
 /**

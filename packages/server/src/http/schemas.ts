@@ -146,12 +146,33 @@ export function parseInput<T>(
   where: string,
   code: 'BAD_REQUEST' | 'INVALID_QUORUM' = 'BAD_REQUEST',
 ): T {
+  if (isEmpty(input)) {
+    // Most requests carry no query: its parse is the schema's defaults, made once per schema.
+    const known = emptyParses.get(schema);
+    if (known !== undefined) return known as T;
+  }
   const parsed = schema.safeParse(input ?? {});
-  if (parsed.success) return parsed.data;
+  if (parsed.success) {
+    if (isEmpty(input) && isRecord(parsed.data)) emptyParses.set(schema, Object.freeze(parsed.data));
+    return parsed.data;
+  }
   const issues = parsed.error.issues.map((i) => ({ path: i.path.join('.'), message: i.message }));
   const text = issues.map((i) => (i.path ? `${i.path}: ${i.message}` : i.message)).join('; ');
   const quorum = issues.some((i) => ['r', 'w', 'timeoutMs'].includes(i.path));
   return fail(quorum ? 'INVALID_QUORUM' : code, `Invalid ${where}: ${text}.`, issues);
+}
+
+const emptyParses = new WeakMap<z.ZodType<unknown>, unknown>();
+
+function isEmpty(input: unknown): boolean {
+  if (input === undefined || input === null) return true;
+  if (typeof input !== 'object') return false;
+  for (const _ in input) return false;
+  return true;
+}
+
+function isRecord(value: unknown): value is object {
+  return typeof value === 'object' && value !== null;
 }
 
 function fail(code: 'BAD_REQUEST' | 'INVALID_QUORUM', message: string, issues: unknown): never {
