@@ -117,9 +117,9 @@ export const configSchema = z
     /** Peer RPC deadline for replica reads and writes inside one request. */
     peerTimeoutMs: z.number().int().min(10).max(120_000).default(1_000),
     /**
-     * Nagle-style coalescing of replica calls: while a peer's pipe has calls waiting for replies,
-     * a batch of fewer than 16 waits up to this long for more (fewer, fuller messages at partial
-     * load); 0 sends each batch at the end of its event-loop tick (docs/benchmarks.md).
+     * Nagle-style coalescing of replica writes: while a peer's pipe has calls waiting for replies,
+     * a batch of fewer than 16 writes waits up to this long for more (fewer, fuller messages at
+     * partial load); reads never wait; 0 sends each batch at the end of its event-loop tick.
      */
     pipeHoldMs: z.number().int().min(0).max(20).default(0),
     gossipIntervalMs: z.number().int().min(50).max(60_000).default(1_000),

@@ -23,19 +23,16 @@ import {
   partitionOf,
   preferenceList,
   type Ring,
-  sameState,
-  sloppyTargets,
   TesseraError,
 } from '@tessera/core';
 import type { PeerDirectory } from '../cluster/peers.js';
 import type { Logger } from '../logger.js';
 import type { HintStore } from '../storage/hint-store.js';
 import type { ReplicaStore } from '../storage/replica-store.js';
-import { allAgree, mergeVersions, type StoredVersion } from '../storage/stored-version.js';
 import { Deadlines } from '../util/deadlines.js';
 import { replicateWrite } from './fan-out.js';
 import { forwardOrder, forwardWrite } from './forward.js';
-import { collectQuorum, type ReplicaReply } from './quorum.js';
+import { type QuorumRead, readQuorum } from './read-quorum.js';
 import { WriteAcks, type WriteResult } from './receipt.js';
 import { Replicas } from './replicas.js';
 import { replicateToNextRing } from './transition.js';
@@ -318,63 +315,10 @@ export class Coordinator {
     if (merged !== EMPTY_STATE) await this.deps.store.merge(key, merged);
   }
 
-  /**
-   * Asks the first N healthy nodes of the preference list (sloppy quorum) and merges R answers;
-   * `fastest` is the replica that answered first. Replicas that agree answer the same bytes: only
-   * differing versions are decoded and merged (storage/stored-version.ts).
-   */
-  private async readQuorum(
-    key: string,
-    r: number,
-    timeoutMs: number,
-  ): Promise<{ state: KeyState; fastest: NodeId | undefined }> {
-    const preference = this.preferenceFor(key);
-    const { n } = this.deps.settings;
-    const { targets } = sloppyTargets(preference, n, (node) => this.replicas.isDown(node));
-    const peerTimeoutMs = Math.min(timeoutMs, this.deps.settings.peerTimeoutMs);
-    let own: StoredVersion | undefined;
-    const read = (node: NodeId) => this.replicas.readVersion(node, key, peerTimeoutMs, () => own);
-    const calls = targets.map(({ node }) => ({
-      node,
-      run:
-        node === this.deps.self
-          ? () =>
-              read(node).then((version) => {
-                own = version;
-                return version;
-              })
-          : () => read(node),
-    }));
-    const outcome = await collectQuorum(calls, r, timeoutMs, 'read', this.deadlines);
-    // This node's version first: when all agree, the merge is its cached state (see contextFor).
-    const versions = outcome.replies.map((reply) => reply.value);
-    const state = mergeVersions(own !== undefined && versions.includes(own) ? [own, ...versions] : versions);
-    const primaries = preference.slice(0, n);
-    const fastest = outcome.replies.find((reply) => primaries.includes(reply.node))?.node;
-    outcome.settled.then(
-      (all) =>
-        this.readRepair(
-          key,
-          all.filter((reply) => primaries.includes(reply.node)),
-        ),
-      () => {},
-    );
-    return { state, fastest };
-  }
-
-  /** Paper section 5: once every replica answered (or failed), bring the stale ones up to date. */
-  private readRepair(key: string, replies: ReplicaReply<StoredVersion | undefined>[]): void {
-    const ok = replies.filter((r) => r.ok);
-    const versions = ok.map((r) => r.value);
-    if (allAgree(versions)) return;
-    const merged = mergeVersions(versions);
-    if (merged.vv.length === 0) return;
-    for (const reply of ok) {
-      if (reply.value !== undefined && sameState(reply.value.state(), merged)) continue;
-      // A replica with nothing needs no tombstone: anti-entropy treats the two alike (docs/consistency.md).
-      if (reply.value === undefined && merged.siblings.length === 0) continue;
-      this.replicas.repair(reply.node, key, merged, this.deps.settings.peerTimeoutMs);
-    }
+  private readQuorum(key: string, r: number, timeoutMs: number): Promise<QuorumRead> {
+    const { n, peerTimeoutMs } = this.deps.settings;
+    const settings = { n, r, timeoutMs, peerTimeoutMs };
+    return readQuorum(this.deps.self, this.replicas, this.deadlines, this.preferenceFor(key), key, settings);
   }
 
   private quorum(kind: 'r' | 'w', requested: number | undefined): number {

@@ -27,6 +27,7 @@ import { GroupCommit } from './group-commit.js';
 import { KeyLock } from './key-lock.js';
 import { migrateLayout } from './layout.js';
 import { PartitionTrees, type StoredTally } from './partition-trees.js';
+import { checkPartition, scanSizedStates, scanStates, scanTombstoneIndex } from './replica-scans.js';
 import { type CachedState, StateCache, type StateCacheStats } from './state-cache.js';
 import {
   bucketRange,
@@ -38,9 +39,6 @@ import {
   locate,
   partitionRange,
   tombstoneKey,
-  tombstoneRange,
-  tombstoneUserKey,
-  userKeyOf,
 } from './stored-keys.js';
 import { checkSiblings, decodeStored, tombstoneIndexOp } from './stored-state.js';
 import type { StoredVersion } from './stored-version.js';
@@ -90,7 +88,7 @@ export class ReplicaStore {
   private readonly lock = new KeyLock();
   private readonly trees = new PartitionTrees((p, first, end) => {
     const { gte, lt } = bucketsRange(p, first, end);
-    return this.scanSized(gte, lt);
+    return scanSizedStates(this.engine, gte, lt);
   });
   private readonly now: () => number;
   private readonly commits: GroupCommit;
@@ -171,7 +169,8 @@ export class ReplicaStore {
   async *scanPartition(partition: number, options: ScanOptions = {}): AsyncIterable<[string, KeyState]> {
     this.checkPartition(partition);
     const { gte, lt } = partitionRange(partition);
-    yield* this.scan(options.afterKey === undefined ? gte : this.after(options.afterKey), lt, options.limit);
+    const from = options.afterKey === undefined ? gte : `${this.locate(options.afterKey).dataKey}\u0000`;
+    yield* scanStates(this.engine, from, lt, options.limit);
   }
 
   /** The keys of one Merkle bucket of a partition with their states, in key order (UTF-8 byte order). */
@@ -184,7 +183,7 @@ export class ReplicaStore {
     const { gte, lt } = bucketRange(partition, bucket);
     const from =
       options.afterKey === undefined ? gte : `${dataKey(partition, bucket, options.afterKey)}\u0000`;
-    yield* this.scan(from, lt, options.limit);
+    yield* scanStates(this.engine, from, lt, options.limit);
   }
 
   /** The partition's Merkle tree, kept up to date from now on; the first call builds it. */
@@ -209,12 +208,7 @@ export class ReplicaStore {
   /** The partition's tombstones with the time each last changed here, in key order. */
   async *scanTombstones(partition: number, options: ScanOptions = {}): AsyncIterable<[string, number]> {
     this.checkPartition(partition);
-    const { gte, lt } = tombstoneRange(partition);
-    const from = options.afterKey === undefined ? gte : `${tombstoneKey(partition, options.afterKey)}\u0000`;
-    const range = options.limit === undefined ? { gte: from, lt } : { gte: from, lt, limit: options.limit };
-    for await (const [indexKey, bytes] of this.engine.iterate('meta', range)) {
-      yield [tombstoneUserKey(indexKey), decodeTimeMs(bytes) ?? this.now()];
-    }
+    yield* scanTombstoneIndex(this.engine, partition, options, this.now);
   }
 
   /**
@@ -382,39 +376,13 @@ export class ReplicaStore {
     });
   }
 
-  private async *scan(gte: string, lt: string, limit: number | undefined): AsyncIterable<[string, KeyState]> {
-    const range = limit === undefined ? { gte, lt } : { gte, lt, limit };
-    for await (const [stored, bytes] of this.engine.iterate('data', range)) {
-      const key = userKeyOf(stored);
-      yield [key, decodeStored(key, bytes)];
-    }
-  }
-
-  /** Like `scan`, with the stored bytes of each state (for the partition tallies). */
-  private async *scanSized(gte: string, lt: string): AsyncIterable<[string, KeyState, number]> {
-    for await (const [stored, bytes] of this.engine.iterate('data', { gte, lt })) {
-      const key = userKeyOf(stored);
-      yield [key, decodeStored(key, bytes), bytes.length];
-    }
-  }
-
-  /** The first data key after `key` in its partition's scan order. */
-  private after(key: string): string {
-    return `${this.locate(key).dataKey}\u0000`;
-  }
-
   /** Q, the partitions this store is laid out for. */
   get partitionCount(): number {
     return this.options.partitionCount;
   }
 
   private checkPartition(partition: number): void {
-    if (!Number.isInteger(partition) || partition < 0 || partition >= this.options.partitionCount) {
-      throw new TesseraError(
-        'INTERNAL',
-        `Partition ${partition} does not exist: partitions are 0 to ${this.options.partitionCount - 1}.`,
-      );
-    }
+    checkPartition(this.options.partitionCount, partition);
   }
 
   private locate(key: string): Location {

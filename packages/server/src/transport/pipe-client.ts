@@ -41,9 +41,9 @@ export interface PipeClientOptions {
   readonly metadata?: () => Metadata | undefined;
   /**
    * Nagle-style coalescing: while earlier calls still wait for replies (the pipe is busy), a batch
-   * of fewer than PIPE_HOLD_CALLS_MAX calls waits this long for more before it leaves, so that a
-   * partly loaded node sends fewer, fuller messages (less CPU per call, on both ends). 0 sends
-   * every batch at the end of its tick. A call on an idle pipe never waits.
+   * of writes smaller than PIPE_HOLD_CALLS_MAX calls waits this long for more before it leaves,
+   * so that a partly loaded node sends fewer, fuller messages (less CPU per write, on both ends).
+   * 0 sends every batch at the end of its tick. A call on an idle pipe, and a read, never waits.
    */
   readonly holdMs?: number;
 }
@@ -181,16 +181,27 @@ export class PipeClient {
     if (this.outboxBytes >= PIPE_BATCH_BYTES_MAX) this.flush();
     else if (!this.flushQueued) {
       this.flushQueued = true;
-      const busy = this.pending.size > this.outbox.length;
-      const holdMs = this.options.holdMs ?? 0;
-      if (busy && holdMs > 0) this.holdTimer = setTimeout(() => this.flush(), holdMs);
+      if (this.holds(call)) this.holdTimer = setTimeout(() => this.flush(), this.options.holdMs);
       else setImmediate(() => this.flush());
-    } else if (this.holdTimer !== undefined && this.outbox.length >= PIPE_HOLD_CALLS_MAX) {
-      // Full enough: it leaves at the end of this tick, as without a hold.
+    } else if (
+      this.holdTimer !== undefined &&
+      (this.outbox.length >= PIPE_HOLD_CALLS_MAX || call.read !== undefined)
+    ) {
+      // Full enough, or a read joined (reads are not held): it leaves at the end of this tick.
       clearTimeout(this.holdTimer);
       this.holdTimer = undefined;
       setImmediate(() => this.flush());
     }
+  }
+
+  /**
+   * Whether a new batch starting with `call` waits for more: only writes (replicate calls), and
+   * only while earlier calls still wait for replies. A write's batch is what a replica commits in
+   * one LevelDB batch, where fuller batches save the most; a read gains little and would wait.
+   */
+  private holds(call: pb.PipeCall): boolean {
+    const holdMs = this.options.holdMs ?? 0;
+    return holdMs > 0 && call.replicate !== undefined && this.pending.size > this.outbox.length;
   }
 
   private flush(): void {

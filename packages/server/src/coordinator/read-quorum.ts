@@ -1,0 +1,88 @@
+/**
+ * A quorum read (paper section 5): ask the first N healthy nodes of the key's preference list
+ * (sloppy quorum), merge the first R answers, and once every replica answered (or failed), repair
+ * the stale ones. Replicas that agree answer the same bytes: only differing versions are decoded
+ * and merged (storage/stored-version.ts).
+ */
+import { type KeyState, type NodeId, sameState, sloppyTargets } from '@tessera/core';
+import { allAgree, mergeVersions, type StoredVersion } from '../storage/stored-version.js';
+import type { Deadlines } from '../util/deadlines.js';
+import { collectQuorum, type ReplicaReply } from './quorum.js';
+import type { Replicas } from './replicas.js';
+
+export interface QuorumRead {
+  readonly state: KeyState;
+  /** The replica that answered first: it coordinates a write with this read's context. */
+  readonly fastest: NodeId | undefined;
+}
+
+export interface ReadSettings {
+  readonly n: number;
+  readonly r: number;
+  readonly timeoutMs: number;
+  readonly peerTimeoutMs: number;
+}
+
+export async function readQuorum(
+  self: NodeId,
+  replicas: Replicas,
+  deadlines: Deadlines,
+  preference: readonly NodeId[],
+  key: string,
+  settings: ReadSettings,
+): Promise<QuorumRead> {
+  const { n, r, timeoutMs } = settings;
+  const { targets } = sloppyTargets(preference, n, (node) => replicas.isDown(node));
+  const peerTimeoutMs = Math.min(timeoutMs, settings.peerTimeoutMs);
+  let own: StoredVersion | undefined;
+  const read = (node: NodeId) => replicas.readVersion(node, key, peerTimeoutMs, () => own);
+  const calls = targets.map(({ node }) => ({
+    node,
+    run:
+      node === self
+        ? () =>
+            read(node).then((version) => {
+              own = version;
+              return version;
+            })
+        : () => read(node),
+  }));
+  const outcome = await collectQuorum(calls, r, timeoutMs, 'read', deadlines);
+  // This node's version first: when all agree, the merge is its cached state (a frozen object a
+  // hot key's reads share, so its context and body are made once: coordinator.ts, render.ts).
+  const versions = outcome.replies.map((reply) => reply.value);
+  const state = mergeVersions(own !== undefined && versions.includes(own) ? [own, ...versions] : versions);
+  const primaries = preference.slice(0, n);
+  const fastest = outcome.replies.find((reply) => primaries.includes(reply.node))?.node;
+  outcome.settled.then(
+    (all) =>
+      readRepair(
+        replicas,
+        key,
+        all.filter((reply) => primaries.includes(reply.node)),
+        settings.peerTimeoutMs,
+      ),
+    () => {},
+  );
+  return { state, fastest };
+}
+
+/** Paper section 5: once every replica answered (or failed), bring the stale ones up to date. */
+function readRepair(
+  replicas: Replicas,
+  key: string,
+  replies: ReplicaReply<StoredVersion | undefined>[],
+  peerTimeoutMs: number,
+): void {
+  const ok = replies.filter((r) => r.ok);
+  const versions = ok.map((r) => r.value);
+  if (allAgree(versions)) return;
+  const merged = mergeVersions(versions);
+  if (merged.vv.length === 0) return;
+  for (const reply of ok) {
+    if (reply.value !== undefined && sameState(reply.value.state(), merged)) continue;
+    // A replica with nothing needs no tombstone: anti-entropy treats the two alike (docs/consistency.md).
+    if (reply.value === undefined && merged.siblings.length === 0) continue;
+    replicas.repair(reply.node, key, merged, peerTimeoutMs);
+  }
+}
