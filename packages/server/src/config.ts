@@ -153,7 +153,7 @@ export const configSchema = z
       .int()
       .min(0)
       .max(16 * 1024 * 1024 * 1024)
-      .default(32 * 1024 * 1024),
+      .default(16 * 1024 * 1024),
     /** Hints older than this are dropped undelivered; keep it well below tombstoneGraceMs. */
     hintTtlMs: z
       .number()
