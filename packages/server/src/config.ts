@@ -153,7 +153,7 @@ export const configSchema = z
       .int()
       .min(0)
       .max(16 * 1024 * 1024 * 1024)
-      .default(16 * 1024 * 1024),
+      .default(8 * 1024 * 1024),
     /** Hints older than this are dropped undelivered; keep it well below tombstoneGraceMs. */
     hintTtlMs: z
       .number()
@@ -172,7 +172,7 @@ export const configSchema = z
       .int()
       .min(64 * 1024)
       .max(1024 * 1024 * 1024)
-      .default(16 * 1024 * 1024),
+      .default(8 * 1024 * 1024),
     /** A tombstone is kept at least this long after its delete (docs/consistency.md). */
     tombstoneGraceMs: z
       .number()

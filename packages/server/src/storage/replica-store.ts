@@ -44,7 +44,7 @@ import { checkSiblings, decodeStored, tombstoneIndexOp } from './stored-state.js
 import type { StoredVersion } from './stored-version.js';
 
 /** Default bound of the state cache (config `stateCacheBytesMax`). */
-export const STATE_CACHE_BYTES_DEFAULT = 16 * 1024 * 1024;
+export const STATE_CACHE_BYTES_DEFAULT = 8 * 1024 * 1024;
 
 export interface ReplicaStoreOptions {
   /** Q, the ring's fixed partition count. */
