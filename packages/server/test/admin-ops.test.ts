@@ -9,6 +9,7 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LocalNode } from '../src/cli/local-cluster.js';
+import { STATE_CACHE_BYTES_DEFAULT } from '../src/storage/replica-store.js';
 import {
   configFile,
   DIST_CLI,
@@ -143,7 +144,7 @@ describe('state cache', () => {
     }
     const metrics = String((await http(v.url, 'GET', '/metrics')).body.text);
     expect(metrics).toMatch(/^tessera_state_cache_hits_total \d+$/m);
-    expect(metrics).toMatch(/^tessera_state_cache_bytes_max 33554432$/m);
+    expect(metrics).toMatch(new RegExp(`^tessera_state_cache_bytes_max ${STATE_CACHE_BYTES_DEFAULT}$`, 'm'));
   });
 });
 

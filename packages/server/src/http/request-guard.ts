@@ -5,7 +5,7 @@
  * done or its connection dropped, body reading included.
  */
 import { TesseraError } from '@tessera/core';
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
 import type { AdmissionController } from '../background/admission.js';
 import type { Config } from '../config.js';
 import type { NodeMetrics } from '../node/metrics.js';
@@ -25,8 +25,11 @@ export interface RequestGuardDeps {
 export type Handler = (req: FastifyRequest, reply: FastifyReply) => Promise<unknown>;
 
 export interface RequestGuard {
-  /** The `onRequest` hook that admits a request of `op` or refuses it with OVERLOADED. */
-  admit(op: Op): (req: FastifyRequest, reply: FastifyReply) => Promise<void>;
+  /**
+   * The `onRequest` hook that admits a request of `op` or refuses it with OVERLOADED (a callback
+   * hook: every request runs it, and an async one costs a promise and a microtask each).
+   */
+  admit(op: Op): (req: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction) => void;
   /**
    * The handler, counted and timed. Its latency feeds the admission gate unless `foreground` is
    * false (a request that does its own accounting, or one whose latency says nothing of the
@@ -57,32 +60,38 @@ export function requestGuard(deps: RequestGuardDeps): RequestGuard {
     }
     counter.inc();
   };
+  const release = (): void => {
+    inflight--;
+    deps.metrics.inflight.set(inflight);
+  };
   const admit =
     (op: Op) =>
-    async (_req: FastifyRequest, reply: FastifyReply): Promise<void> => {
+    (_req: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction): void => {
       const refused = deps.refuseClients?.();
       if (refused !== undefined) {
         count(op, refused.code);
-        throw refused;
+        done(refused);
+        return;
       }
       if (inflight >= deps.config.inflightMax) {
         count(op, 'OVERLOADED');
-        throw new TesseraError(
-          'OVERLOADED',
-          `This node is serving ${inflight} requests, its limit. Retry after a second.`,
+        done(
+          new TesseraError(
+            'OVERLOADED',
+            `This node is serving ${inflight} requests, its limit. Retry after a second.`,
+          ),
         );
+        return;
       }
       inflight++;
       deps.metrics.inflight.set(inflight);
-      reply.raw.once('close', () => {
-        inflight--;
-        deps.metrics.inflight.set(inflight);
-      });
+      reply.raw.once('close', release);
+      done();
     };
   const guarded =
     (op: Op, handler: Handler, options: { readonly foreground?: boolean } = {}): Handler =>
     async (req, reply) => {
-      const end = timerOf(op).startTimer();
+      const timer = timerOf(op);
       const startedMs = performance.now();
       try {
         const result = await handler(req, reply);
@@ -92,8 +101,9 @@ export function requestGuard(deps: RequestGuardDeps): RequestGuard {
         count(op, TesseraError.is(err) ? err.code : 'INTERNAL');
         throw err;
       } finally {
-        end();
-        if (options.foreground !== false) deps.admission.recordForeground(performance.now() - startedMs);
+        const tookMs = performance.now() - startedMs;
+        timer.observe(tookMs / 1000);
+        if (options.foreground !== false) deps.admission.recordForeground(tookMs);
       }
     };
   return { admit, guarded };
