@@ -10,39 +10,25 @@ export function utf8(text: string): Uint8Array {
 }
 
 export function murmur3(bytes: Uint8Array, seed = 0): number {
-  const c1 = 0xcc9e2d51;
-  const c2 = 0x1b873593;
   let h = seed >>> 0;
   const blocks = bytes.length >>> 2;
   for (let i = 0; i < blocks; i++) {
     const o = i << 2;
-    let k = bytes[o]! | (bytes[o + 1]! << 8) | (bytes[o + 2]! << 16) | (bytes[o + 3]! << 24);
-    k = Math.imul(k, c1);
-    k = (k << 15) | (k >>> 17);
-    k = Math.imul(k, c2);
-    h ^= k;
-    h = (h << 13) | (h >>> 19);
-    h = (Math.imul(h, 5) + 0xe6546b64) | 0;
+    h = mixBlock(h, bytes[o]! | (bytes[o + 1]! << 8) | (bytes[o + 2]! << 16) | (bytes[o + 3]! << 24));
   }
-  const tail = blocks << 2;
-  const rem = bytes.length & 3;
-  if (rem > 0) {
-    let k = 0;
-    if (rem === 3) k ^= bytes[tail + 2]! << 16;
-    if (rem >= 2) k ^= bytes[tail + 1]! << 8;
-    k ^= bytes[tail]!;
-    k = Math.imul(k, c1);
-    k = (k << 15) | (k >>> 17);
-    k = Math.imul(k, c2);
-    h ^= k;
-  }
-  h ^= bytes.length;
-  h ^= h >>> 16;
-  h = Math.imul(h, 0x85ebca6b);
-  h ^= h >>> 13;
-  h = Math.imul(h, 0xc2b2ae35);
-  h ^= h >>> 16;
-  return h >>> 0;
+  let tail = 0;
+  for (let i = bytes.length - 1; i >= blocks << 2; i--) tail = (tail << 8) | bytes[i]!;
+  return finish(h, tail, bytes.length);
+}
+
+/** One 4-byte block `k` (little-endian) mixed into `h`. */
+function mixBlock(h0: number, k0: number): number {
+  let k = Math.imul(k0, 0xcc9e2d51);
+  k = (k << 15) | (k >>> 17);
+  k = Math.imul(k, 0x1b873593);
+  let h = h0 ^ k;
+  h = (h << 13) | (h >>> 19);
+  return (Math.imul(h, 5) + 0xe6546b64) | 0;
 }
 
 /**
@@ -96,12 +82,7 @@ function absorb(r: Running, byte: number): void {
   r.k |= byte << shift;
   r.n++;
   if ((r.n & 3) !== 0) return;
-  let k = Math.imul(r.k, 0xcc9e2d51);
-  k = (k << 15) | (k >>> 17);
-  k = Math.imul(k, 0x1b873593);
-  let h = r.h ^ k;
-  h = (h << 13) | (h >>> 19);
-  r.h = (Math.imul(h, 5) + 0xe6546b64) | 0;
+  r.h = mixBlock(r.h, r.k);
   r.k = 0;
 }
 
