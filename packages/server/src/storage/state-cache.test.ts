@@ -20,124 +20,28 @@ import {
 } from '@tessera/core';
 import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { BatchOp, StorageEngine } from './engine.js';
+import {
+  budget,
+  encoded,
+  type Group,
+  hex,
+  KEYS,
+  type Member,
+  NOW_MS,
+  Q,
+  type SoloOp,
+  type Step,
+  step,
+  TrickyEngine,
+  ticks,
+  type WriteOp,
+} from '../../test/cache-model-kit.js';
+import type { StorageEngine } from './engine.js';
 import { LevelEngine } from './level-engine.js';
 import { MemoryEngine } from './memory-engine.js';
 import { ReplicaStore } from './replica-store.js';
 import { StateCache } from './state-cache.js';
 import { locate } from './stored-keys.js';
-
-const Q = 4;
-const KEYS = ['a', 'b', 'c', 'd', 'e'];
-const NOW_MS = 1_000;
-
-type Fail = 'none' | 'before' | 'after';
-type WriteOp =
-  | { kind: 'update'; key: string; value: string | null; blind: boolean; fail: Fail }
-  | { kind: 'merge'; key: string; actor: string; fail: Fail }
-  | { kind: 'drop'; key: string; stale: boolean }
-  /** A read starts `wait` ticks after the ops before it (it takes no lock: it can land anywhere). */
-  | { kind: 'read'; key: string; wait: number }
-  | { kind: 'readEncoded'; key: string; wait: number };
-type SoloOp =
-  | { kind: 'dropPartition'; partition: number }
-  | { kind: 'collect'; key: string }
-  | { kind: 'failingDrop'; key: string };
-type Step = { together: WriteOp[] } | { solo: SoloOp };
-/** A change called in a together step, and what it must answer. */
-interface Member {
-  readonly op: Extract<WriteOp, { kind: 'update' | 'merge' }>;
-  readonly answer: string;
-  readonly writes: boolean;
-  fails?: boolean;
-  armed?: string;
-}
-/** Changes to one key written together, and the key's state before them. */
-interface Group {
-  readonly before: KeyState | undefined;
-  readonly members: Member[];
-}
-
-const key = fc.constantFrom(...KEYS);
-const fail = fc.constantFrom<Fail>('none', 'none', 'none', 'before', 'after');
-const writeOp: fc.Arbitrary<WriteOp> = fc.oneof(
-  fc.record({
-    kind: fc.constant('update' as const),
-    key,
-    value: fc.option(fc.constantFrom('x', 'yy', 'a longer value'), { nil: null, freq: 4 }),
-    blind: fc.boolean(),
-    fail,
-  }),
-  fc.record({ kind: fc.constant('merge' as const), key, actor: fc.constantFrom('r1', 'r2'), fail }),
-  fc.record({ kind: fc.constant('drop' as const), key, stale: fc.boolean() }),
-  fc.record({ kind: fc.constant('read' as const), key, wait: fc.nat(4) }),
-  fc.record({ kind: fc.constant('readEncoded' as const), key, wait: fc.nat(4) }),
-);
-const soloOp: fc.Arbitrary<SoloOp> = fc.oneof(
-  fc.record({ kind: fc.constant('dropPartition' as const), partition: fc.integer({ min: 0, max: Q - 1 }) }),
-  fc.record({ kind: fc.constantFrom('collect' as const, 'failingDrop' as const), key }),
-);
-const step: fc.Arbitrary<Step> = fc.oneof(
-  { arbitrary: fc.record({ together: fc.array(writeOp, { minLength: 1, maxLength: 4 }) }), weight: 6 },
-  { arbitrary: fc.record({ solo: soloOp }), weight: 1 },
-);
-/** 0: off; 300: one entry at a time; 700: two or three; 1 MiB: everything. */
-const budget = fc.constantFrom(0, 300, 700, 2_000, 1024 * 1024);
-
-/**
- * The engine under test: a batch that puts an armed state fails (before or after it is applied),
- * deletes of armed data keys fail, and reads answer 0 to 3 ticks late with what they read at once
- * (so a read can answer the state from before a write that completed meanwhile).
- */
-class TrickyEngine implements StorageEngine {
-  readonly kind: string;
-  /** `<data key> <state hex>` -> when a batch putting it fails. */
-  readonly armed = new Map<string, Exclude<Fail, 'none'>>();
-  readonly failDeletes = new Set<string>();
-  private tick = 0;
-
-  constructor(
-    readonly inner: StorageEngine,
-    private readonly delays: readonly number[],
-  ) {
-    this.kind = inner.kind;
-  }
-
-  open(): Promise<void> {
-    return this.inner.open();
-  }
-
-  close(): Promise<void> {
-    return this.inner.close();
-  }
-
-  async get(ns: BatchOp['ns'], k: string): Promise<Uint8Array | undefined> {
-    const value = this.inner.get(ns, k);
-    await ticks(this.delays[this.tick++ % this.delays.length]!);
-    return value;
-  }
-
-  async batch(ops: readonly BatchOp[], options?: { sync?: boolean }): Promise<void> {
-    const fails = (when: Fail) =>
-      ops.some((op) => op.value !== undefined && this.armed.get(`${op.key} ${hex(op.value)}`) === when);
-    if (fails('before') || ops.some((op) => op.type === 'del' && this.failDeletes.has(op.key)))
-      throw new Error('injected failure before the write');
-    await this.inner.batch(ops, options);
-    if (fails('after')) throw new Error('injected failure after the write');
-  }
-
-  iterate(ns: BatchOp['ns'], range?: { gte?: string; lt?: string; limit?: number }) {
-    return this.inner.iterate(ns, range);
-  }
-}
-
-async function ticks(n: number): Promise<void> {
-  for (let i = 0; i < n; i++) await new Promise((resolve) => setImmediate(resolve));
-}
-
-const encoded = (s: KeyState | undefined) =>
-  s === undefined ? 'absent' : Buffer.from(encodeState(s)).toString('hex');
-const hex = (b: Uint8Array | undefined) => (b === undefined ? 'absent' : Buffer.from(b).toString('hex'));
 
 /** Runs `steps` against a store on `inner`, checking every read against the model and the engine. */
 /** What the random runs made the cache do, summed: they must have hit and evicted. */
