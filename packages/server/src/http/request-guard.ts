@@ -9,6 +9,7 @@ import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fast
 import type { AdmissionController } from '../background/admission.js';
 import type { Config } from '../config.js';
 import type { NodeMetrics } from '../node/metrics.js';
+import { memoized } from '../util/memoized.js';
 
 /** The `op` label of the request metrics. */
 export type Op = 'get' | 'put' | 'delete' | 'get_local' | 'list' | 'batch_get' | 'transact' | 'transact_get';
@@ -41,25 +42,11 @@ export interface RequestGuard {
 export function requestGuard(deps: RequestGuardDeps): RequestGuard {
   let inflight = 0;
   // Label lookups hash their label object on every call: each (op, outcome) is looked up once.
-  const timers = new Map<Op, ReturnType<RequestGuardDeps['metrics']['latency']['labels']>>();
-  const timerOf = (op: Op) => {
-    let timer = timers.get(op);
-    if (timer === undefined) {
-      timer = deps.metrics.latency.labels({ op });
-      timers.set(op, timer);
-    }
-    return timer;
-  };
-  const counters = new Map<string, ReturnType<RequestGuardDeps['metrics']['requests']['labels']>>();
-  const count = (op: Op, outcome: string): void => {
-    const id = `${op} ${outcome}`;
-    let counter = counters.get(id);
-    if (counter === undefined) {
-      counter = deps.metrics.requests.labels({ op, outcome });
-      counters.set(id, counter);
-    }
-    counter.inc();
-  };
+  const timerOf = memoized((op: Op) => deps.metrics.latency.labels({ op }));
+  const counterOf = memoized((op: Op) =>
+    memoized((outcome: string) => deps.metrics.requests.labels({ op, outcome })),
+  );
+  const count = (op: Op, outcome: string): void => counterOf(op)(outcome).inc();
   const release = (): void => {
     inflight--;
     deps.metrics.inflight.set(inflight);

@@ -7,6 +7,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+import { memoized } from '../util/memoized.js';
 import { registerEventLoopDelay } from './metrics-loop.js';
 
 /** Buckets of request latencies, in seconds. */
@@ -66,17 +67,12 @@ export class NodeMetrics {
 
   /** A call to a peer (a PeerCallObserver of cluster/peers.ts). */
   observe(method: string, seconds: number, errorCode: string | undefined): void {
-    let timer = this.peerTimers.get(method);
-    if (timer === undefined) {
-      // A label lookup hashes its label object on every call: each method is looked up once.
-      timer = this.peerLatency.labels({ method });
-      this.peerTimers.set(method, timer);
-    }
-    timer.observe(seconds);
+    this.peerTimer(method).observe(seconds);
     if (errorCode !== undefined) this.peerErrors.inc({ method, code: errorCode });
   }
 
-  private readonly peerTimers = new Map<string, ReturnType<NodeMetrics['peerLatency']['labels']>>();
+  /** Each method's child of peerLatency, looked up once (a label lookup hashes on every call). */
+  private readonly peerTimer = memoized((method: string) => this.peerLatency.labels({ method }));
 }
 
 /** This package's version (src/node or dist/node -> ../../package.json). */

@@ -15,6 +15,7 @@ import {
 } from '@tessera/core';
 import type { StorageEngine } from './engine.js';
 import { KeyLock } from './key-lock.js';
+import { sameBytes } from './stored-version.js';
 
 export interface HintStoreOptions {
   readonly hintsMax: number;
@@ -182,12 +183,6 @@ function unpack(bytes: Uint8Array): { createdMs: number; state: KeyState } {
       { cause: err },
     );
   }
-}
-
-function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
-  return true;
 }
 
 function full(what: 'count' | 'bytes', limit: number): TesseraError {
