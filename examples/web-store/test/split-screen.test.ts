@@ -139,6 +139,25 @@ describe('what each replica holds, split-screen and the story player', () => {
     const phone = await open(`/c/${cartId}?view=split`, { width: 390, height: 844 });
     await attr(phone, pane('right'), 'data-node', 'n2', SHOWN_MS);
     await count(phone, paneItem('right', 'lamp'), 1, SHOWN_MS);
+    // Waited for: a fresh CI run measured the panes while the page was still laying them out.
+    await until(
+      phone,
+      'the right pane and replica n1 are stacked under the left pane and n0',
+      () => {
+        const rect = (testid: string) =>
+          document.querySelector(`[data-testid="${testid}"]`)?.getBoundingClientRect();
+        const [left, right, n0, n1] = ['pane-left', 'pane-right', 'replica-n0', 'replica-n1'].map(rect);
+        return (
+          left !== undefined &&
+          right !== undefined &&
+          n0 !== undefined &&
+          n1 !== undefined &&
+          right.top >= left.bottom &&
+          n1.top >= n0.bottom
+        );
+      },
+      SHOWN_MS,
+    );
     const [l, r] = [await box(phone, pane('left')), await box(phone, pane('right'))];
     expect(r.top).toBeGreaterThanOrEqual(l.bottom);
     expect(r.width).toBeGreaterThan(330);
