@@ -29,9 +29,12 @@ interface Pending {
   readonly deadline: number;
   readonly timeoutMs: number;
   readonly stream: ClientDuplexStream<pb.PipeRequest, pb.PipeResponse>;
-  resolve(reply: pb.PipeReply): void;
-  reject(error: TesseraError): void;
+  /** Replaced by no-ops once the call is taken out of `pending` (see `take`). */
+  resolve: (reply: pb.PipeReply) => void;
+  reject: (error: TesseraError) => void;
 }
+
+const IGNORE = (): void => {};
 
 export interface PipeClientOptions {
   /** The peer's limit on one message: a call that cannot fit fails alone, before it is sent. */
@@ -168,8 +171,7 @@ export class PipeClient {
   ): void {
     for (const [id, p] of this.pending) {
       if (stream !== undefined && p.stream !== stream) continue;
-      this.pending.delete(id);
-      p.reject(failure(p.rpc));
+      this.take(id, p).reject(failure(p.rpc));
     }
     this.stopSweeperIfIdle();
   }
@@ -223,12 +225,12 @@ export class PipeClient {
     for (const reply of message.replies) {
       const p = this.pending.get(reply.id);
       if (p === undefined) continue; // timed out already
-      this.pending.delete(reply.id);
+      const { resolve, reject } = this.take(reply.id, p);
       if (reply.error !== undefined) {
         const { code, message: text, details } = reply.error;
-        p.reject(fromWireError(code, text, details, { peer: this.address, rpc: p.rpc }));
+        reject(fromWireError(code, text, details, { peer: this.address, rpc: p.rpc }));
       } else {
-        p.resolve(reply);
+        resolve(reply);
       }
     }
     this.stopSweeperIfIdle();
@@ -238,8 +240,7 @@ export class PipeClient {
     const now = this.now();
     for (const [id, p] of this.pending) {
       if (p.deadline > now) continue;
-      this.pending.delete(id);
-      p.reject(
+      this.take(id, p).reject(
         new TesseraError(
           'TIMEOUT',
           `Peer ${this.address} did not answer ${p.rpc} within ${p.timeoutMs} ms.`,
@@ -251,6 +252,19 @@ export class PipeClient {
       );
     }
     this.stopSweeperIfIdle();
+  }
+
+  /**
+   * Takes a call out of `pending` and returns its callbacks; the entry lets go of them, since a
+   * Map whose entries come and go this often keeps replaced tables, and what their entries point
+   * to, alive until a full collection (util/deadlines.ts explains).
+   */
+  private take(id: number, p: Pending): Pick<Pending, 'resolve' | 'reject'> {
+    this.pending.delete(id);
+    const { resolve, reject } = p;
+    p.resolve = IGNORE;
+    p.reject = IGNORE;
+    return { resolve, reject };
   }
 
   private stopSweeperIfIdle(): void {
