@@ -4,6 +4,7 @@
  */
 import { DURABILITIES, TesseraError } from '@tessera/core';
 import { z } from 'zod';
+import { COMPACTION_NICE_DEFAULT } from './storage/compaction-priority.js';
 
 export const hostPort = z
   .string()
@@ -121,7 +122,7 @@ export const configSchema = z
      * a batch of fewer than 16 writes waits up to this long for more (fewer, fuller messages at
      * partial load); reads never wait; 0 sends each batch at the end of its event-loop tick.
      */
-    pipeHoldMs: z.number().int().min(0).max(20).default(0),
+    pipeHoldMs: z.number().int().min(0).max(20).default(1),
     gossipIntervalMs: z.number().int().min(50).max(60_000).default(1_000),
     /** How long a peer that failed a call is skipped before it is tried again. */
     peerRetryMs: z.number().int().min(50).max(60_000).default(2_000),
@@ -147,6 +148,11 @@ export const configSchema = z
       .min(1024)
       .max(16 * 1024 * 1024 * 1024)
       .default(256 * 1024 * 1024),
+    /**
+     * The nice value of LevelDB's background (flush and compaction) thread, Linux only: its bursts
+     * then wait for the event loop instead of delaying it; 0 leaves its priority alone.
+     */
+    compactionNice: z.number().int().min(0).max(19).default(COMPACTION_NICE_DEFAULT),
     /** Memory for recently read and written keys' states (storage/state-cache.ts); 0 turns the cache off. */
     stateCacheBytesMax: z
       .number()

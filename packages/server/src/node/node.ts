@@ -11,6 +11,7 @@ import type { PeerClientFactory } from '../cluster/peers.js';
 import { advertised, type Config } from '../config.js';
 import type { Logger } from '../logger.js';
 import { enforceExposure } from '../security/exposure.js';
+import type { Lowered } from '../storage/compaction-priority.js';
 import type { MembershipService } from '../transfer/membership-service.js';
 import { loadPeerSecurity, type PeerClientSecurity } from '../transport/credentials.js';
 import { createPeerClient } from '../transport/grpc-client.js';
@@ -67,8 +68,9 @@ async function boot(config: Config, log: Logger, front: ClientFront, closers: Cl
   enforceExposure(config, log);
   const fence = new NodeFence(config.nodeId, log.child({ component: 'fence' }));
   const security = loadPeerSecurity(config, () => fence.metadata());
-  const engine = await openEngine(config);
+  const { engine, compaction } = await openEngine(config);
   closers.add(() => engine.close());
+  logCompactionPriority(log, compaction);
   const incarnation = await Incarnation.open(engine, { node: config.nodeId });
   // Closed just before the engine, after everything that writes: only then is the stop clean.
   closers.add(() => incarnation.closeCleanly());
@@ -122,6 +124,18 @@ async function assertCanListen(address: HostPort, what: string): Promise<void> {
     );
   } finally {
     await new Promise<void>((resolve) => probe.close(() => resolve()));
+  }
+}
+
+function logCompactionPriority(log: Logger, compaction: Lowered | undefined): void {
+  if (compaction === undefined) return;
+  if (compaction.lowered) {
+    log.info(
+      { threadId: compaction.threadId, nice: compaction.nice },
+      "LevelDB's background thread runs at a lower priority",
+    );
+  } else {
+    log.info({ why: compaction.why }, "LevelDB's background thread keeps its priority");
   }
 }
 

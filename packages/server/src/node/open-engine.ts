@@ -2,18 +2,29 @@
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Config } from '../config.js';
+import { type Lowered, lowerCompactionPriority, threadIds } from '../storage/compaction-priority.js';
 import type { StorageEngine } from '../storage/engine.js';
 import { checkFormat } from '../storage/format.js';
 import { LevelEngine } from '../storage/level-engine.js';
 import { MemoryEngine } from '../storage/memory-engine.js';
 
-export async function openEngine(config: Pick<Config, 'storage' | 'dataDir'>): Promise<StorageEngine> {
+export interface OpenedEngine {
+  readonly engine: StorageEngine;
+  /** What became of LevelDB's background thread's priority (undefined: memory, or `compactionNice` 0). */
+  readonly compaction?: Lowered;
+}
+
+export async function openEngine(
+  config: Pick<Config, 'storage' | 'dataDir' | 'compactionNice'>,
+): Promise<OpenedEngine> {
   if (config.storage === 'memory') {
     const engine = new MemoryEngine();
     await engine.open();
-    return engine;
+    return { engine };
   }
   await mkdir(config.dataDir, { recursive: true });
+  const lowering = config.compactionNice > 0;
+  const before = lowering ? await threadIds() : undefined;
   const engine = new LevelEngine(join(config.dataDir, 'db'));
   await engine.open();
   // Before anything writes to it: a data dir of a newer format is refused untouched.
@@ -21,5 +32,9 @@ export async function openEngine(config: Pick<Config, 'storage' | 'dataDir'>): P
     await engine.close();
     throw err;
   });
-  return engine;
+  if (!lowering) return { engine };
+  const compaction = await lowerCompactionPriority(before, config.compactionNice, () =>
+    engine.startBackgroundWork(),
+  );
+  return { engine, compaction };
 }

@@ -43,6 +43,9 @@ function writeBatch(db: Db, ops: readonly LevelOp[], sync: boolean): Promise<voi
   return direct._batch(ops, { sync });
 }
 
+/** A key no namespace uses (every LevelDB key starts with a namespace prefix). */
+const NO_KEY_RANGE = '~compaction-probe';
+
 /** Gets read together at most; more in one tick start another `getMany`. */
 const READS_PER_BATCH_MAX = 1_024;
 
@@ -75,6 +78,14 @@ export class LevelEngine extends BaseEngine {
       throw openFailure(this.dir, err);
     }
     this.db = db;
+  }
+
+  /**
+   * Makes LevelDB schedule background work (a flush of the memtable, and a compaction of a range
+   * that holds no key), which starts its background thread if it has not started yet.
+   */
+  async startBackgroundWork(): Promise<void> {
+    await this.handle().compactRange(NO_KEY_RANGE, NO_KEY_RANGE);
   }
 
   protected async _close(): Promise<void> {

@@ -7,6 +7,7 @@
  */
 import type { Client, ClientDuplexStream, Metadata, ServiceError } from '@grpc/grpc-js';
 import { TesseraError } from '@tessera/core';
+import { CallSlots } from './call-slots.js';
 import type * as pb from './generated/tessera/peer/v1/peer.js';
 import { CODE_METADATA, DETAILS_METADATA, pipeMethod } from './service.js';
 import { codeForStatus, fromWireError } from './wire-error.js';
@@ -25,16 +26,17 @@ export const PIPE_HOLD_CALLS_MAX = 16;
 export type PipeOp = Pick<pb.PipeCall, 'read' | 'replicate'>;
 
 interface Pending {
+  readonly id: number;
   readonly rpc: string;
   readonly deadline: number;
   readonly timeoutMs: number;
   readonly stream: ClientDuplexStream<pb.PipeRequest, pb.PipeResponse>;
-  /** Replaced by no-ops once the call is taken out of `pending` (see `take`). */
-  resolve: (reply: pb.PipeReply) => void;
-  reject: (error: TesseraError) => void;
+  resolve(reply: pb.PipeReply): void;
+  reject(error: TesseraError): void;
 }
 
-const IGNORE = (): void => {};
+/** Slots for calls in flight: a power of two above PIPE_CALLS_MAX, so a free one is always near. */
+const CALL_SLOTS = 32_768;
 
 export interface PipeClientOptions {
   /** The peer's limit on one message: a call that cannot fit fails alone, before it is sent. */
@@ -53,7 +55,9 @@ export interface PipeClientOptions {
 
 export class PipeClient {
   private stream: ClientDuplexStream<pb.PipeRequest, pb.PipeResponse> | undefined;
-  private readonly pending = new Map<number, Pending>();
+  private readonly pending = new CallSlots<Pending>(CALL_SLOTS);
+  /** No call in flight has an earlier deadline: sweeps before it look at nothing. */
+  private nextDeadline = Number.POSITIVE_INFINITY;
   private outbox: pb.PipeCall[] = [];
   private outboxBytes = 0;
   private flushQueued = false;
@@ -96,7 +100,9 @@ export class PipeClient {
     const stream = this.open();
     const id = this.takeId();
     return new Promise((resolve, reject) => {
-      this.pending.set(id, { rpc, deadline: this.now() + timeoutMs, timeoutMs, stream, resolve, reject });
+      const deadline = this.now() + timeoutMs;
+      this.pending.add({ id, rpc, deadline, timeoutMs, stream, resolve, reject });
+      this.nextDeadline = Math.min(this.nextDeadline, deadline);
       this.enqueue({ id, ...op }, bytes);
       this.sweeper ??= setInterval(() => this.sweep(), SWEEP_MS);
     });
@@ -169,10 +175,11 @@ export class PipeClient {
     stream: ClientDuplexStream<pb.PipeRequest, pb.PipeResponse> | undefined,
     failure: (rpc: string) => TesseraError,
   ): void {
-    for (const [id, p] of this.pending) {
-      if (stream !== undefined && p.stream !== stream) continue;
-      this.take(id, p).reject(failure(p.rpc));
-    }
+    this.pending.forEach((p) => {
+      if (stream !== undefined && p.stream !== stream) return;
+      this.pending.delete(p.id);
+      p.reject(failure(p.rpc));
+    });
     this.stopSweeperIfIdle();
   }
 
@@ -225,22 +232,29 @@ export class PipeClient {
     for (const reply of message.replies) {
       const p = this.pending.get(reply.id);
       if (p === undefined) continue; // timed out already
-      const { resolve, reject } = this.take(reply.id, p);
+      this.pending.delete(reply.id);
       if (reply.error !== undefined) {
         const { code, message: text, details } = reply.error;
-        reject(fromWireError(code, text, details, { peer: this.address, rpc: p.rpc }));
+        p.reject(fromWireError(code, text, details, { peer: this.address, rpc: p.rpc }));
       } else {
-        resolve(reply);
+        p.resolve(reply);
       }
     }
     this.stopSweeperIfIdle();
   }
 
+  /** Fails the calls whose deadline passed; looks at them only once the earliest one may have. */
   private sweep(): void {
     const now = this.now();
-    for (const [id, p] of this.pending) {
-      if (p.deadline > now) continue;
-      this.take(id, p).reject(
+    if (now < this.nextDeadline) return;
+    let next = Number.POSITIVE_INFINITY;
+    this.pending.forEach((p) => {
+      if (p.deadline > now) {
+        next = Math.min(next, p.deadline);
+        return;
+      }
+      this.pending.delete(p.id);
+      p.reject(
         new TesseraError(
           'TIMEOUT',
           `Peer ${this.address} did not answer ${p.rpc} within ${p.timeoutMs} ms.`,
@@ -250,21 +264,9 @@ export class PipeClient {
           },
         ),
       );
-    }
+    });
+    this.nextDeadline = next;
     this.stopSweeperIfIdle();
-  }
-
-  /**
-   * Takes a call out of `pending` and returns its callbacks; the entry lets go of them, since a
-   * Map whose entries come and go this often keeps replaced tables, and what their entries point
-   * to, alive until a full collection (util/deadlines.ts explains).
-   */
-  private take(id: number, p: Pending): Pick<Pending, 'resolve' | 'reject'> {
-    this.pending.delete(id);
-    const { resolve, reject } = p;
-    p.resolve = IGNORE;
-    p.reject = IGNORE;
-    return { resolve, reject };
   }
 
   private stopSweeperIfIdle(): void {
@@ -283,7 +285,7 @@ export class PipeClient {
     // Ids wrap within uint32; one still waiting after 4 billion later calls is long timed out.
     do {
       this.nextId = this.nextId >= 0xffff_ffff ? 1 : this.nextId + 1;
-    } while (this.pending.has(this.nextId));
+    } while (this.pending.taken(this.nextId));
     return this.nextId;
   }
 
