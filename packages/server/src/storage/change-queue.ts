@@ -7,6 +7,7 @@
  * none is answered before the write that holds it is committed.
  */
 import { type KeyState, sameState } from '@tessera/core';
+import { KeyTable } from '../util/key-table.js';
 import type { KeyLock } from './key-lock.js';
 
 /** Changes written together at most; the rest wait for the next write. */
@@ -29,7 +30,7 @@ export interface Accepted<H> {
 
 export class ChangeQueue<H> {
   /** Changes waiting, by lock key (a key has one). */
-  private readonly queues = new Map<string, QueuedChange<H>[]>();
+  private readonly queues = new KeyTable<QueuedChange<H>[]>();
 
   /**
    * `run` applies one group under the key's lock (`lockKey`): it must settle every change of the

@@ -3,9 +3,11 @@
  * keys run in parallel. Each key's entry is a promise chain that is removed as soon as the key
  * is idle, so the map holds only keys with work in flight.
  */
+import { KeyTable } from '../util/key-table.js';
+
 export class KeyLock {
   /** The promise that settles when the last queued task for the key is done; never rejects. */
-  private readonly tails = new Map<string, Promise<void>>();
+  private readonly tails = new KeyTable<Promise<void>>();
 
   /** Keys with a task running or queued. */
   get size(): number {

@@ -1,0 +1,28 @@
+import { EMPTY_STATE, type KeyState } from '@tessera/core';
+import { describe, expect, it } from 'vitest';
+import { oldSpaceGrowthBytes } from '../../test/promotion-kit.js';
+import { ChangeQueue } from './change-queue.js';
+import { KeyLock } from './key-lock.js';
+
+describe('ChangeQueue and the garbage collector', () => {
+  // Each change holds about 2 KB through its function and at most 30 wait at a time, as on a
+  // replica under load. With Maps of queues and of lock tails the old generation grew by 5.9 MB
+  // here; with KeyTable by 1 MB.
+  it('keeps no written change: 20,000 changes of 2 KB do not reach the old generation', async () => {
+    const queue = new ChangeQueue<null>(new KeyLock(), async (_key, group) => {
+      await new Promise((r) => setImmediate(r));
+      for (const change of group) change.resolve(change.fn(EMPTY_STATE));
+    });
+    const running: Promise<KeyState>[] = [];
+    const grownBytes = await oldSpaceGrowthBytes(200, async (round) => {
+      for (let i = 0; i < 100; i++) {
+        const request = new Array<number>(256).fill(round);
+        const key = `key-${round}-${i}`;
+        running.push(queue.submit(key, key, (s) => (request.length > 0 ? s : s), null));
+        if (running.length > 30) await running.shift();
+      }
+    });
+    await Promise.all(running);
+    expect(grownBytes).toBeLessThan(3_000_000);
+  });
+});

@@ -1,0 +1,20 @@
+import { describe, expect, it } from 'vitest';
+import { KeyTable } from './key-table.js';
+
+describe('KeyTable', () => {
+  it('holds any string key, own properties of Object.prototype and numbers included, and counts them', () => {
+    const table = new KeyTable<number>();
+    const keys = ['__proto__', 'constructor', 'toString', 'hasOwnProperty', '123', '', 'k'];
+    keys.forEach((key, i) => table.set(key, i));
+    expect(table.size).toBe(keys.length);
+    keys.forEach((key, i) => expect(table.get(key)).toBe(i));
+    table.set('k', 99);
+    expect(table.size).toBe(keys.length);
+    table.delete('__proto__');
+    table.delete('__proto__');
+    table.delete('absent');
+    expect(table.get('__proto__')).toBeUndefined();
+    expect(table.size).toBe(keys.length - 1);
+    expect(table.get('valueOf')).toBeUndefined();
+  });
+});
