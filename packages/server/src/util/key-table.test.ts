@@ -5,9 +5,9 @@ describe('KeyTable', () => {
   it('holds any string key, own properties of Object.prototype and numbers included, and counts them', () => {
     const table = new KeyTable<number>();
     const keys = ['__proto__', 'constructor', 'toString', 'hasOwnProperty', '123', '', 'k'];
-    keys.forEach((key, i) => table.set(key, i));
+    for (const [i, key] of keys.entries()) table.set(key, i);
     expect(table.size).toBe(keys.length);
-    keys.forEach((key, i) => expect(table.get(key)).toBe(i));
+    for (const [i, key] of keys.entries()) expect(table.get(key)).toBe(i);
     table.set('k', 99);
     expect(table.size).toBe(keys.length);
     table.delete('__proto__');
