@@ -68,9 +68,14 @@ async function boot(config: Config, log: Logger, front: ClientFront, closers: Cl
   enforceExposure(config, log);
   const fence = new NodeFence(config.nodeId, log.child({ component: 'fence' }));
   const security = loadPeerSecurity(config, () => fence.metadata());
-  const { engine, compaction } = await openEngine(config);
+  const { engine, compaction, priority } = await openEngine(config);
   closers.add(() => engine.close());
   logCompactionPriority(log, compaction);
+  if (priority !== undefined) {
+    const watch = setInterval(() => priority.check(), COMPACTION_CHECK_MS);
+    watch.unref();
+    closers.add(async () => clearInterval(watch));
+  }
   const incarnation = await Incarnation.open(engine, { node: config.nodeId });
   // Closed just before the engine, after everything that writes: only then is the stop clean.
   closers.add(() => incarnation.closeCleanly());
@@ -126,6 +131,9 @@ async function assertCanListen(address: HostPort, what: string): Promise<void> {
     await new Promise<void>((resolve) => probe.close(() => resolve()));
   }
 }
+
+/** How often LevelDB's level 0 is looked at to give its background thread its priority back. */
+const COMPACTION_CHECK_MS = 1_000;
 
 function logCompactionPriority(log: Logger, compaction: Lowered | undefined): void {
   if (compaction === undefined) return;

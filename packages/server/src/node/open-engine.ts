@@ -1,8 +1,14 @@
 /** Opens the storage engine the config names: LevelDB under the data dir, or memory. */
 import { mkdir } from 'node:fs/promises';
+import { setPriority } from 'node:os';
 import { join } from 'node:path';
 import type { Config } from '../config.js';
-import { type Lowered, lowerCompactionPriority, threadIds } from '../storage/compaction-priority.js';
+import {
+  CompactionPriority,
+  type Lowered,
+  lowerCompactionPriority,
+  threadIds,
+} from '../storage/compaction-priority.js';
 import type { StorageEngine } from '../storage/engine.js';
 import { checkFormat } from '../storage/format.js';
 import { LevelEngine } from '../storage/level-engine.js';
@@ -12,6 +18,8 @@ export interface OpenedEngine {
   readonly engine: StorageEngine;
   /** What became of LevelDB's background thread's priority (undefined: memory, or `compactionNice` 0). */
   readonly compaction?: Lowered;
+  /** When it was lowered: what gives it back while LevelDB falls behind (call `check` every second). */
+  readonly priority?: CompactionPriority;
 }
 
 export async function openEngine(
@@ -36,5 +44,10 @@ export async function openEngine(
   const compaction = await lowerCompactionPriority(before, config.compactionNice, () =>
     engine.startBackgroundWork(),
   );
-  return { engine, compaction };
+  if (!compaction.lowered) return { engine, compaction };
+  const priority = new CompactionPriority(compaction.threadId, compaction.nice, {
+    setPriority,
+    level0Files: () => engine.level0Files(),
+  });
+  return { engine, compaction, priority };
 }

@@ -17,6 +17,15 @@ import { setPriority } from 'node:os';
 /** The nice value given to LevelDB's background thread unless configured (0 leaves it alone). */
 export const COMPACTION_NICE_DEFAULT = 10;
 
+/**
+ * Level-0 files at which the thread gets its full priority back: LevelDB compacts level 0 from 4
+ * files and slows every write by 1 ms from 8, so a starved compaction would cost more than it
+ * saves (a 10-minute soak at full load sagged by a quarter with the thread held low throughout).
+ */
+export const LEVEL0_FILES_BEHIND = 6;
+/** Level-0 files at or below which the thread is lowered again. */
+export const LEVEL0_FILES_CAUGHT_UP = 2;
+
 const TASKS_DIR = '/proc/self/task';
 
 export type Lowered =
@@ -33,6 +42,47 @@ export async function threadIds(): Promise<ReadonlySet<number> | undefined> {
     return new Set((await readdir(TASKS_DIR)).map(Number));
   } catch {
     return undefined;
+  }
+}
+
+export interface PriorityDeps {
+  readonly setPriority: (threadId: number, nice: number) => void;
+  /** LevelDB's level-0 file count now; undefined when it cannot be read. */
+  readonly level0Files: () => number | undefined;
+}
+
+/**
+ * Keeps the thread low while LevelDB keeps up and gives it its full priority while level 0 piles
+ * up (hysteresis between LEVEL0_FILES_CAUGHT_UP and LEVEL0_FILES_BEHIND); `check` runs on a timer.
+ */
+export class CompactionPriority {
+  private current: number;
+
+  constructor(
+    readonly threadId: number,
+    private readonly nice: number,
+    private readonly deps: PriorityDeps,
+  ) {
+    this.current = nice;
+  }
+
+  /** The thread's nice value as last set. */
+  get niceNow(): number {
+    return this.current;
+  }
+
+  check(): void {
+    const files = this.deps.level0Files();
+    if (files === undefined) return;
+    const wanted =
+      files >= LEVEL0_FILES_BEHIND ? 0 : files <= LEVEL0_FILES_CAUGHT_UP ? this.nice : this.current;
+    if (wanted === this.current) return;
+    try {
+      this.deps.setPriority(this.threadId, wanted);
+      this.current = wanted;
+    } catch {
+      // The thread is gone (the engine closed): nothing to adjust.
+    }
   }
 }
 

@@ -88,6 +88,13 @@ export class LevelEngine extends BaseEngine {
     await this.handle().compactRange(NO_KEY_RANGE, NO_KEY_RANGE);
   }
 
+  /** LevelDB's count of level-0 files (flushed memtables not yet compacted); undefined when closed. */
+  level0Files(): number | undefined {
+    if (this.db === undefined) return undefined;
+    const files = Number(this.db.getProperty('leveldb.num-files-at-level0'));
+    return Number.isInteger(files) ? files : undefined;
+  }
+
   protected async _close(): Promise<void> {
     const db = this.db;
     this.db = undefined;
