@@ -4,7 +4,8 @@
  * each, every few seconds, which on shared cores delays every node's event loop, and with it
  * every request in flight (docs/benchmarks.md, "Issue 18, third round"). A higher nice value for
  * that one thread lets the event loops and the thread pool's reads and writes go first; the
- * thread still gets every idle cycle, and LevelDB slows writes down by itself if it falls behind.
+ * thread still gets every idle cycle, and gets its full priority back while level 0 piles up
+ * (`CompactionPriority`).
  *
  * The thread has no name and classic-level does not expose it, so it is found as the thread that
  * appears while the engine opens and first schedules background work (LevelDB starts the thread
@@ -20,7 +21,7 @@ export const COMPACTION_NICE_DEFAULT = 10;
 /**
  * Level-0 files at which the thread gets its full priority back: LevelDB compacts level 0 from 4
  * files and slows every write by 1 ms from 8, so a starved compaction would cost more than it
- * saves (a 10-minute soak at full load sagged by a quarter with the thread held low throughout).
+ * saves.
  */
 export const LEVEL0_FILES_BEHIND = 6;
 /** Level-0 files at or below which the thread is lowered again. */
