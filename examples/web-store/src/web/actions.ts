@@ -52,8 +52,10 @@ export interface SecondHandlers {
   readonly pick: (node: string) => void;
 }
 
+/** Scrolls smoothly, or at once for readers who asked for less motion (and then nothing can cut it short). */
 function scrollTo(id: string): void {
-  document.getElementById(id)?.scrollIntoView({ behavior: 'smooth', block: 'start' });
+  const behavior = matchMedia('(prefers-reduced-motion: reduce)').matches ? 'auto' : 'smooth';
+  document.getElementById(id)?.scrollIntoView({ behavior, block: 'start' });
 }
 
 export function createActions(
