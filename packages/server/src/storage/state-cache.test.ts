@@ -285,6 +285,9 @@ describe('state cache', () => {
     // Writes alone fill nothing (a key nobody reads stays out); reads fill, and evict.
     for (const k of KEYS) await store.update(k, write);
     expect(store.cacheStats().entries).toBe(0);
+    // A key's first read is not cached (admission: doorkeeper.ts); its second is.
+    for (const k of KEYS) await store.read(k);
+    expect(store.cacheStats().entries).toBe(0);
     for (const k of KEYS) await store.read(k);
     const after = store.cacheStats();
     expect(after.evictions).toBeGreaterThan(0);
@@ -304,6 +307,26 @@ describe('state cache', () => {
     expect(off.cacheStats()).toMatchObject({ hits: 0, misses: 0, entries: 0, bytes: 0 });
   });
 
+  it('keeps hot keys through a scan of keys read once: a key is cached on its second read', async () => {
+    const store = new ReplicaStore(await opened(), {
+      partitionCount: Q,
+      sync: false,
+      stateCacheBytesMax: 20_000,
+    });
+    const write = (s: KeyState) =>
+      applyWrite(s, { actor: 'n1', context: contextOf(s), value: utf8('"v"'), nowMs: NOW_MS, vvEntriesMax: 64 });
+    const hot = ['h0', 'h1', 'h2', 'h3'];
+    const cold = Array.from({ length: 300 }, (_, i) => `cold${i}`);
+    for (const k of [...hot, ...cold]) await store.update(k, write);
+    for (const k of [...hot, ...hot]) await store.read(k);
+    const { hits, entries } = store.cacheStats();
+    expect(entries).toBe(hot.length);
+    for (const k of cold) await store.read(k); // a scan: each key read once
+    expect(store.cacheStats().entries).toBe(hot.length);
+    for (const k of hot) expect(await store.read(k)).toBeDefined();
+    expect(store.cacheStats().hits).toBe(hits + hot.length);
+  });
+
   it('hands out frozen states and copies of bytes, so no caller can change what it caches', async () => {
     const store = new ReplicaStore(await opened(), { partitionCount: Q, sync: false });
     await store.update('k', (s) =>
@@ -315,6 +338,7 @@ describe('state cache', () => {
         vvEntriesMax: 64,
       }),
     );
+    await store.read('k'); // a key is cached from its second read on
     const state = (await store.read('k'))!;
     expect(
       Object.isFrozen(state) && Object.isFrozen(state.siblings) && Object.isFrozen(state.siblings[0]),

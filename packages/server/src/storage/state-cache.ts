@@ -7,8 +7,9 @@
  * Per user key it holds the encoded state as stored (or that the key is absent) and, after its
  * first use, that state decoded and deep-frozen. The decoded state's values are views into the
  * cached bytes: like every decoded state they are read-only by convention (no code writes into a
- * value's bytes); everything else in it is frozen. Reads fill it; writes update only keys it holds
- * (a load of fresh keys nobody reads would otherwise evict the hot ones). Entries are evicted
+ * value's bytes); everything else in it is frozen. Reads fill it, from a key's second read on
+ * (doorkeeper.ts: a scan of keys read once would otherwise evict the hot ones); writes update only
+ * keys it holds (a load of fresh keys nobody reads would otherwise do the same). Entries are evicted
  * oldest first, with a second chance for those read since (CLOCK), when their estimated size
  * passes `bytesMax`; 0 turns the cache off.
  *
@@ -17,7 +18,8 @@
  * misses fills the entry only if no write to the key completed while it read the engine (the
  * engine may have answered with the state before that write).
  */
-import type { KeyState } from '@tessera/core';
+import { type KeyState, murmur3Text } from '@tessera/core';
+import { Doorkeeper } from './doorkeeper.js';
 
 export interface CachedState {
   /** The state's bytes as stored; undefined when the key is absent. */
@@ -57,6 +59,7 @@ interface Fill {
 export class StateCache {
   private readonly entries = new Map<string, Entry>();
   private readonly fills = new Map<string, Fill>();
+  private readonly door: Doorkeeper;
   private size = 0;
   private hits = 0;
   private misses = 0;
@@ -65,6 +68,7 @@ export class StateCache {
   constructor(readonly bytesMax: number) {
     if (!Number.isSafeInteger(bytesMax) || bytesMax < 0)
       throw new RangeError(`stateCacheBytesMax must be a whole number >= 0, not ${bytesMax}.`);
+    this.door = new Doorkeeper(bytesMax);
   }
 
   /**
@@ -82,7 +86,7 @@ export class StateCache {
       return hit;
     }
     this.misses++;
-    if (!fill) return { bytes: await read() };
+    if (!fill || !this.door.admits(murmur3Text(key))) return { bytes: await read() };
     const filling = this.beginFill(key);
     try {
       const bytes = await read();
