@@ -247,6 +247,10 @@ afterEach(async () => {
 const delays = fc.array(fc.integer({ min: 0, max: 3 }), { minLength: 1, maxLength: 8 });
 const steps = fc.array(step, { minLength: 1, maxLength: 30 });
 
+/** Writes "v" over whatever the key holds. */
+const write = (s: KeyState): KeyState =>
+  applyWrite(s, { actor: 'n1', context: contextOf(s), value: utf8('"v"'), nowMs: NOW_MS, vvEntriesMax: 64 });
+
 describe('state cache', () => {
   it('never serves a state older than the engine holds (MemoryEngine, random interleavings)', async () => {
     await fc.assert(
@@ -274,14 +278,6 @@ describe('state cache', () => {
       sync: false,
       stateCacheBytesMax: 2_000,
     });
-    const write = (s: KeyState) =>
-      applyWrite(s, {
-        actor: 'n1',
-        context: contextOf(s),
-        value: utf8('"v"'),
-        nowMs: NOW_MS,
-        vvEntriesMax: 64,
-      });
     // Writes alone fill nothing (a key nobody reads stays out); reads fill, and evict.
     for (const k of KEYS) await store.update(k, write);
     expect(store.cacheStats().entries).toBe(0);
@@ -313,8 +309,6 @@ describe('state cache', () => {
       sync: false,
       stateCacheBytesMax: 20_000,
     });
-    const write = (s: KeyState) =>
-      applyWrite(s, { actor: 'n1', context: contextOf(s), value: utf8('"v"'), nowMs: NOW_MS, vvEntriesMax: 64 });
     const hot = ['h0', 'h1', 'h2', 'h3'];
     const cold = Array.from({ length: 300 }, (_, i) => `cold${i}`);
     for (const k of [...hot, ...cold]) await store.update(k, write);
