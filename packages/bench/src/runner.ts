@@ -86,10 +86,11 @@ export async function runPhase(plan: PhasePlan, ctx: PhaseContext): Promise<Phas
     lastMs = now;
   }, PROGRESS_EVERY_MS);
 
-  const pace = plan.ratePerSec === undefined ? undefined : schedule(startedMs, plan.ratePerSec);
+  const pace =
+    plan.ratePerSec === undefined ? undefined : schedule(startedMs, measureFromMs, plan.ratePerSec);
   const worker = async (index: number): Promise<void> => {
     while (!ctx.signal.aborted && performance.now() < endMs) {
-      const slotMs = pace?.();
+      const slotMs = pace?.(performance.now());
       if (slotMs !== undefined) {
         if (slotMs >= endMs) return;
         const waitMs = slotMs - performance.now();
@@ -130,11 +131,29 @@ export async function runPhase(plan: PhasePlan, ctx: PhaseContext): Promise<Phas
   };
 }
 
-/** Start times one after another, 1000 / rate ms apart, from `startMs`. */
-function schedule(startMs: number, ratePerSec: number): () => number {
+/**
+ * Start times one after another, 1000 / rate ms apart, from `startMs`; the measured time's from
+ * `measureFromMs`. Slots of the warmup that have not started when the measured time begins are
+ * dropped: a cold cluster is slow for its first second, and the backlog it leaves would otherwise
+ * make the first measured operations late for what happened before them. A backlog the measured
+ * time builds itself still counts in full.
+ */
+export function schedule(
+  startMs: number,
+  measureFromMs: number,
+  ratePerSec: number,
+): (nowMs: number) => number {
   if (!(ratePerSec > 0)) throw new RangeError(`rate must be > 0 per second, got ${ratePerSec}`);
+  const gapMs = 1000 / ratePerSec;
+  let base = startMs;
   let slots = 0;
-  return () => startMs + (slots++ * 1000) / ratePerSec;
+  return (nowMs) => {
+    if (base < measureFromMs && nowMs >= measureFromMs && base + slots * gapMs < measureFromMs) {
+      base = measureFromMs;
+      slots = 0;
+    }
+    return base + slots++ * gapMs;
+  };
 }
 
 /** A stable code for a thrown error: undici's `code` (UND_ERR_SOCKET, ECONNREFUSED, …) or its name. */
