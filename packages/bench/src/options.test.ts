@@ -9,6 +9,9 @@ describe('bench options', () => {
     expect(o.targets).toEqual(['one']);
     expect([o.durationS, o.warmupS, o.connections, o.valueBytes, o.keys]).toEqual([10, 2, 50, 150, 10_000]);
     expect([o.n, o.r, o.w, o.nodes, o.bare]).toEqual([3, 2, 2, 3, true]);
+    // An open loop warms up longer: a fresh cluster needs about 3.5 s to keep its schedule.
+    expect(parseBenchArgs(['--rate', '5000']).warmupS).toBe(5);
+    expect(parseBenchArgs(['--rate', '5000', '--warmup-s', '1']).warmupS).toBe(1);
   });
 
   it('--workload transactions selects the transactions mode and hands it the other flags', () => {
