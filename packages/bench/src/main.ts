@@ -31,11 +31,19 @@ async function main(argv: readonly string[]): Promise<number> {
     return 0;
   }
   const controller = stopOnSignals();
-  const report = await runBench(options, {
-    log: out,
-    progress: createProgress(process.stdout),
-    signal: controller.signal,
-  });
+  let report: Awaited<ReturnType<typeof runBench>>;
+  try {
+    report = await runBench(options, {
+      log: out,
+      progress: createProgress(process.stdout),
+      signal: controller.signal,
+    });
+  } catch (err) {
+    // A refusal before anything ran (a busy machine): its message says what to do.
+    if (!(err instanceof UsageError)) throw err;
+    process.stderr.write(`bench: ${err.message}\n`);
+    return 2;
+  }
   const files = await writeResults(report, options.outDir);
   process.stdout.write(`\n${renderMarkdown(report)}\n`);
   out(`Results: ${files.markdownPath}\n         ${files.jsonPath}`);

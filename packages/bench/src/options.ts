@@ -27,6 +27,8 @@ export interface BenchOptions {
   readonly outDir: string;
   readonly seed: number;
   readonly keepData: boolean;
+  /** Run even when other work keeps the machine busy (quiet-machine.ts). */
+  readonly force: boolean;
   readonly cpuProfDir: string | undefined;
   readonly quick: boolean;
   /** Passed to the nodes the harness starts (`tessera start --durability`); undefined: their default. */
@@ -86,6 +88,8 @@ bench-results/<time>.json and .md.
   --out DIR             where results go (default bench-results)
   --seed S              seed of the key and value choice (default 1)
   --keep-data           keep the local cluster's temp dir (data and logs)
+  --force               run even when other work keeps more than a quarter of a core busy (by
+                        default the run refuses to start: its figures would be low)
   --cpu-prof-dir DIR    run local node n0 with --cpu-prof; its .cpuprofile lands in DIR
   -h, --help            this text
 `;
@@ -131,6 +135,7 @@ export function parseBenchArgs(argv: readonly string[]): BenchOptions {
       out: { type: 'string', default: 'bench-results' },
       seed: { type: 'string', default: '1' },
       'keep-data': { type: 'boolean', default: false },
+      force: { type: 'boolean', default: false },
       'cpu-prof-dir': { type: 'string' },
     },
   });
@@ -213,6 +218,7 @@ export function parseBenchArgs(argv: readonly string[]): BenchOptions {
     outDir: values.out,
     seed: whole('--seed', values.seed, 0, 2 ** 32 - 1),
     keepData: values['keep-data'],
+    force: values.force,
     cpuProfDir,
     quick,
     durability,
