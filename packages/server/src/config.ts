@@ -4,6 +4,7 @@
  */
 import { DURABILITIES, TesseraError } from '@tessera/core';
 import { z } from 'zod';
+import { HEAP_GROWING_PERCENT_DEFAULT } from './node/heap-growth.js';
 import { COMPACTION_NICE_DEFAULT } from './storage/compaction-priority.js';
 
 export const hostPort = z
@@ -153,6 +154,12 @@ export const configSchema = z
      * then wait for the event loop instead of delaying it; 0 leaves its priority alone.
      */
     compactionNice: z.number().int().min(0).max(19).default(COMPACTION_NICE_DEFAULT),
+    /**
+     * How far the JavaScript heap's old generation may grow past what the last full collection
+     * kept, in percent, before the next (node/heap-growth.ts): fewer full collections, each a burst
+     * of late requests, for a higher peak heap; 0 leaves it to V8.
+     */
+    heapGrowingPercent: z.number().int().min(0).max(1_000).default(HEAP_GROWING_PERCENT_DEFAULT),
     /** Memory for recently read and written keys' states (storage/state-cache.ts); 0 turns the cache off. */
     stateCacheBytesMax: z
       .number()

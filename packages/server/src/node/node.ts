@@ -20,6 +20,7 @@ import { nodeClock } from './clock.js';
 import { Closers } from './closers.js';
 import { loadClusterState, selfMember } from './cluster-state.js';
 import { fencedConnector, NodeFence } from './fence.js';
+import { applyHeapGrowth } from './heap-growth.js';
 import { type HostPort, splitHostPort } from './host-port.js';
 import { Incarnation } from './incarnation.js';
 import { startMembership } from './membership-wiring.js';
@@ -66,6 +67,7 @@ export class TesseraNode {
 
 async function boot(config: Config, log: Logger, front: ClientFront, closers: Closers): Promise<RunningNode> {
   enforceExposure(config, log);
+  applyHeapGrowth(config.heapGrowingPercent);
   const fence = new NodeFence(config.nodeId, log.child({ component: 'fence' }));
   const security = loadPeerSecurity(config, () => fence.metadata());
   const { engine, compaction, priority } = await openEngine(config);
@@ -105,6 +107,7 @@ async function boot(config: Config, log: Logger, front: ClientFront, closers: Cl
       peer: config.peer,
       advertised: advertised(config),
       incarnation: incarnation.tag,
+      heapGrowingPercent: config.heapGrowingPercent,
       ...tls,
     },
     'node ready',
