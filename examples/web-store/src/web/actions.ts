@@ -52,10 +52,24 @@ export interface SecondHandlers {
   readonly pick: (node: string) => void;
 }
 
-/** Scrolls smoothly, or at once for readers who asked for less motion (and then nothing can cut it short). */
+/** When a scroll is checked again: the page may still be laying out what the click changed. */
+const SCROLL_RECHECK_MS = [300, 900, 1_800];
+
+/**
+ * Scrolls smoothly, or at once for readers who asked for less motion. Then, a few times within
+ * two seconds, brings the section back to the top if it is not there: it may not have been drawn
+ * yet, or what was drawn after the click (cards, notes) moved it or cut the smooth scroll short.
+ */
 function scrollTo(id: string): void {
-  const behavior = matchMedia('(prefers-reduced-motion: reduce)').matches ? 'auto' : 'smooth';
-  document.getElementById(id)?.scrollIntoView({ behavior, block: 'start' });
+  const go = (behavior: ScrollBehavior) =>
+    document.getElementById(id)?.scrollIntoView({ behavior, block: 'start' });
+  go(matchMedia('(prefers-reduced-motion: reduce)').matches ? 'auto' : 'smooth');
+  for (const ms of SCROLL_RECHECK_MS) {
+    setTimeout(() => {
+      const top = document.getElementById(id)?.getBoundingClientRect().top;
+      if (top !== undefined && (top < 0 || top > window.innerHeight / 4)) go('auto');
+    }, ms);
+  }
 }
 
 export function createActions(
