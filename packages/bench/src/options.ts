@@ -235,8 +235,8 @@ function defaultDuration(quick: boolean, soak: boolean): string {
 /**
  * Unmeasured seconds before each phase. An open loop (`paced`) warms up for 5: a fresh cluster
  * and connections serve a few hundred puts per second in their first second and need about 3.5 s
- * to keep a schedule of 5,600 puts/s, and a closed loop's 2 s left the first measured seconds
- * hundreds of ms late (docs/benchmarks.md, "Issue 18, fourth round").
+ * to keep a schedule of 5,600 puts/s; with the 2 s a closed loop warms up, the first measured
+ * seconds of an open loop were hundreds of ms late (docs/benchmarks.md, "Issue 18, fourth round").
  */
 function defaultWarmup(quick: boolean, soak: boolean, paced: boolean): string {
   if (soak) return quick ? '2' : '10';

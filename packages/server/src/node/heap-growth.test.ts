@@ -10,7 +10,7 @@ describe('heap growth (heapGrowingPercent)', () => {
     expect(() => heapGrowingFlag(1.5)).toThrow(RangeError);
   });
 
-  it('defaults to 200 (three times the live heap) and refuses what V8 would not take', () => {
+  it('defaults to 200 (three times the live heap) and refuses values outside 0 to 1,000', () => {
     const base = { nodeId: 'n0', http: '127.0.0.1:7000', peer: '127.0.0.1:8000', dataDir: '/tmp/x' };
     expect(parseConfig(base).heapGrowingPercent).toBe(HEAP_GROWING_PERCENT_DEFAULT);
     expect(HEAP_GROWING_PERCENT_DEFAULT).toBe(200);
