@@ -117,6 +117,7 @@ function stores({ config, engine, view, now }: NodeGround): Pick<NodeParts, 'sto
     syncUpdates: config.durability === 'fsync-one',
     siblingsMax: config.siblingsMax,
     stateCacheBytesMax: config.stateCacheBytesMax,
+    commitHoldMs: config.commitHoldMs,
     now,
   });
   const hints = new HintStore(engine, {

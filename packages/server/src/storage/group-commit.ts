@@ -3,11 +3,26 @@
  * is being written, go to the engine as one batch, so a burst of writes costs one LevelDB write
  * (and one fsync) instead of one each. Each submission stays atomic: a group is one atomic batch.
  * A group that fails is retried one submission at a time, so one bad batch fails alone.
+ *
+ * Nagle-style hold (`holdMs`): while writes keep coming (the last group was written less than
+ * two hold periods ago), a group of fewer than GROUP_HOLD_SUBMISSIONS submissions waits up to
+ * `holdMs` for more before it goes. A LevelDB batch costs about 30 µs of CPU in its trip through
+ * the thread pool whatever it holds, and at half load a node otherwise wrote one put per batch
+ * (docs/benchmarks.md, "Issue 18, fifth round"). A write to an idle engine never waits.
  */
 import type { BatchOp, StorageEngine } from './engine.js';
 
 /** Operations in one group, at most; the rest waits for the next group. */
 export const GROUP_OPS_MAX = 4_096;
+/** A held group goes at once when it reaches this many submissions. */
+export const GROUP_HOLD_SUBMISSIONS = 8;
+
+export interface GroupCommitOptions {
+  /** How long a small group may wait for more while writes keep coming; 0 never waits. */
+  readonly holdMs?: number;
+  /** Milliseconds on a monotonic clock; default performance.now. */
+  readonly now?: () => number;
+}
 
 interface Submission {
   readonly ops: readonly BatchOp[];
@@ -20,24 +35,52 @@ export class GroupCommit {
   private queue: Submission[] = [];
   private writing = false;
   private scheduled = false;
+  private holdTimer: NodeJS.Timeout | undefined;
+  private lastGroupEndMs = Number.NEGATIVE_INFINITY;
+  private readonly holdMs: number;
+  private readonly now: () => number;
 
-  constructor(private readonly engine: StorageEngine) {}
+  constructor(
+    private readonly engine: StorageEngine,
+    options: GroupCommitOptions = {},
+  ) {
+    this.holdMs = options.holdMs ?? 0;
+    this.now = options.now ?? (() => performance.now());
+  }
 
   /** Resolves once `ops` are written (synced to disk first if `sync`, or if another in the group asked). */
   write(ops: readonly BatchOp[], sync: boolean): Promise<void> {
     return new Promise((resolve, reject) => {
       this.queue.push({ ops, sync, resolve, reject });
-      this.schedule();
+      if (this.holdTimer !== undefined && this.queue.length >= GROUP_HOLD_SUBMISSIONS) {
+        // Full enough: the held group leaves at the end of this tick.
+        clearTimeout(this.holdTimer);
+        this.holdTimer = undefined;
+        setImmediate(() => this.release());
+      } else this.schedule();
     });
   }
 
   private schedule(): void {
     if (this.writing || this.scheduled || this.queue.length === 0) return;
     this.scheduled = true;
-    setImmediate(() => {
-      this.scheduled = false;
-      void this.writeGroup();
-    });
+    if (this.holds()) this.holdTimer = setTimeout(() => this.release(), this.holdMs);
+    else setImmediate(() => this.release());
+  }
+
+  /** A small group while writes keep coming waits for more; a write to an idle engine never does. */
+  private holds(): boolean {
+    return (
+      this.holdMs > 0 &&
+      this.queue.length < GROUP_HOLD_SUBMISSIONS &&
+      this.now() - this.lastGroupEndMs < 2 * this.holdMs
+    );
+  }
+
+  private release(): void {
+    this.holdTimer = undefined;
+    this.scheduled = false;
+    void this.writeGroup();
   }
 
   private async writeGroup(): Promise<void> {
@@ -47,6 +90,7 @@ export class GroupCommit {
       await this.commit(group);
     } finally {
       this.writing = false;
+      this.lastGroupEndMs = this.now();
       this.schedule();
     }
   }

@@ -59,6 +59,8 @@ export interface ReplicaStoreOptions {
   readonly now?: () => number;
   /** Bound of the cache of recent states (state-cache.ts); 0 turns it off. */
   readonly stateCacheBytesMax?: number;
+  /** How long a small group of writes may wait for more while writes keep coming (group-commit.ts). */
+  readonly commitHoldMs?: number;
 }
 
 export interface UpdateHooks {
@@ -109,7 +111,7 @@ export class ReplicaStore {
       );
     }
     this.now = options.now ?? Date.now;
-    this.commits = new GroupCommit(engine);
+    this.commits = new GroupCommit(engine, { holdMs: options.commitHoldMs ?? 0 });
     this.cache = new StateCache(options.stateCacheBytesMax ?? STATE_CACHE_BYTES_DEFAULT);
   }
 
