@@ -30,6 +30,23 @@ export function basicConformance(t: TestFunctions, makeEngine: EngineFactory): v
         expect(empty?.length).toBe(0);
       }));
 
+    it('reads back keys of every length, multi-byte characters at any byte offset', () =>
+      withEngine(makeEngine, async (engine) => {
+        // classic-level 3.0's getSync writes a string key into a buffer sized for the longest key
+        // it saw and misses a longer key whose UTF-8 passes the buffer's end inside a character:
+        // the key was stored but read as absent (a write would then replace it, not merge with it).
+        // Lengths jump (1 to 300 characters) and characters of 1 to 4 bytes mix, read in that order.
+        const chars = ['x', 'é', '€', '🔑'];
+        const keys = Array.from(
+          { length: 400 },
+          (_, i) => `${i}:${Array.from({ length: (i * 37) % 300 }, (_, j) => chars[(i * 7 + j * 13) % 4]).join('')}`,
+        );
+        for (const [i, key] of keys.entries()) await put(engine, 'data', key, text(`${i}`));
+        for (const [i, key] of keys.entries()) {
+          expect(await engine.get('data', key), `key ${i} (${key.length} UTF-16 units)`).toEqual(text(`${i}`));
+        }
+      }));
+
     it('overwrites and deletes; deleting a missing key is fine', () =>
       withEngine(makeEngine, async (engine) => {
         await put(engine, 'data', 'k', text('one'));
