@@ -39,11 +39,14 @@ export function basicConformance(t: TestFunctions, makeEngine: EngineFactory): v
         const chars = ['x', 'é', '€', '🔑'];
         const keys = Array.from(
           { length: 400 },
-          (_, i) => `${i}:${Array.from({ length: (i * 37) % 300 }, (_, j) => chars[(i * 7 + j * 13) % 4]).join('')}`,
+          (_, i) =>
+            `${i}:${Array.from({ length: (i * 37) % 300 }, (_, j) => chars[(i * 7 + j * 13) % 4]).join('')}`,
         );
         for (const [i, key] of keys.entries()) await put(engine, 'data', key, text(`${i}`));
         for (const [i, key] of keys.entries()) {
-          expect(await engine.get('data', key), `key ${i} (${key.length} UTF-16 units)`).toEqual(text(`${i}`));
+          expect(await engine.get('data', key), `key ${i} (${key.length} UTF-16 units)`).toEqual(
+            text(`${i}`),
+          );
         }
       }));
 
