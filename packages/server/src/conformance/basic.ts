@@ -32,10 +32,11 @@ export function basicConformance(t: TestFunctions, makeEngine: EngineFactory): v
 
     it('reads back keys of every length, multi-byte characters at any byte offset', () =>
       withEngine(makeEngine, async (engine) => {
-        // classic-level 3.0's getSync writes a string key into a buffer sized for the longest key
-        // it saw and misses a longer key whose UTF-8 passes the buffer's end inside a character:
-        // the key was stored but read as absent (a write would then replace it, not merge with it).
-        // Lengths jump (1 to 300 characters) and characters of 1 to 4 bytes mix, read in that order.
+        // classic-level 3.0's getSync, given a string key, writes it into a buffer sized for an
+        // earlier key and misses a longer key whose UTF-8 passes the buffer's end inside a
+        // character: the key was stored but read as absent (a write would then replace it, not
+        // merge with it). Lengths jump (1 to 300 characters) and characters of 1 to 4 bytes mix,
+        // read in that order.
         const chars = ['x', 'é', '€', '🔑'];
         const keys = Array.from(
           { length: 400 },

@@ -43,15 +43,24 @@ function writeBatch(db: Db, ops: readonly LevelOp[], sync: boolean): Promise<voi
   return direct._batch(ops, { sync });
 }
 
-/** getSync's options for a key given as its UTF-8 bytes (see `_get`). */
-const KEY_AS_BYTES = { keyEncoding: 'buffer' } as const;
-
 /** A key no namespace uses (every LevelDB key starts with a namespace prefix). */
 const NO_KEY_RANGE = '~compaction-probe';
+
+/** Gets read together at most; more in one tick start another `getMany`. */
+const READS_PER_BATCH_MAX = 1_024;
+
+interface PendingRead {
+  readonly key: string;
+  readonly ns: Namespace;
+  resolve(value: Uint8Array | undefined): void;
+  reject(err: unknown): void;
+}
 
 export class LevelEngine extends BaseEngine {
   readonly kind = 'leveldb';
   private db: Db | undefined;
+  private reads: PendingRead[] = [];
+  private readsQueued = false;
 
   constructor(readonly dir: string) {
     super();
@@ -96,30 +105,45 @@ export class LevelEngine extends BaseEngine {
     }
   }
 
-  /**
-   * A get runs on the calling thread (LevelDB's own `Get`, through classic-level's `getSync`), not
-   * on the thread pool. A get answered from memory (the memtable, LevelDB's block cache or the OS
-   * page cache) takes 0.5-3 µs of CPU; a trip through the thread pool costs about 25 µs of CPU on
-   * this VM (waking a worker and then the event loop), whether it carries one key or sixteen
-   * (docs/benchmarks.md, "Issue 18, fifth round"). An absent key is ruled out by LevelDB's Bloom
-   * filters without reading a data block, which is what a write of a fresh key reads. The cost: a
-   * get of data that is not in the page cache holds the event loop for the disk read (an SSD:
-   * about 0.1 ms); `tessera_event_loop_delay_seconds` shows it.
-   *
-   * The key goes as its UTF-8 bytes: given a string, classic-level 3.0's getSync writes it into a
-   * buffer sized for an earlier key and, when the UTF-8 passes that buffer's end inside a
-   * character, looks up the truncated key and answers "absent" for a stored key (the storage
-   * conformance suite has the case).
-   */
-  protected async _get(ns: Namespace, key: string): Promise<Uint8Array | undefined> {
-    const db = this.handle();
-    let value: Uint8Array | undefined;
+  /** Gets of one tick are read together, with one `getMany` (one snapshot, one trip to the thread pool). */
+  protected _get(ns: Namespace, key: string): Promise<Uint8Array | undefined> {
+    return new Promise((resolve, reject) => {
+      this.reads.push({ key: LEVEL_KEY_PREFIXES[ns] + key, ns, resolve, reject });
+      if (this.reads.length >= READS_PER_BATCH_MAX) this.readBatch();
+      else if (!this.readsQueued) {
+        this.readsQueued = true;
+        setImmediate(() => this.readBatch());
+      }
+    });
+  }
+
+  private readBatch(): void {
+    this.readsQueued = false;
+    const reads = this.reads;
+    if (reads.length === 0) return;
+    this.reads = [];
+    let db: Db;
     try {
-      value = db.getSync(Buffer.from(LEVEL_KEY_PREFIXES[ns] + key, 'utf8'), KEY_AS_BYTES);
+      db = this.handle();
     } catch (err) {
-      throw failure(`Reading ${ns} key ${JSON.stringify(key)} failed`, this.dir, err);
+      for (const read of reads) read.reject(err);
+      return;
     }
-    return value === undefined ? undefined : plain(value);
+    db.getMany(reads.map((r) => r.key)).then(
+      (values) => {
+        for (const [i, read] of reads.entries()) {
+          const value = values[i];
+          read.resolve(value === undefined ? undefined : plain(value));
+        }
+      },
+      (err: unknown) => {
+        for (const read of reads) {
+          read.reject(
+            failure(`Reading ${read.ns} key ${JSON.stringify(read.key.slice(2))} failed`, this.dir, err),
+          );
+        }
+      },
+    );
   }
 
   protected async _batch(ops: readonly BatchOp[], sync: boolean): Promise<void> {
