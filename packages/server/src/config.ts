@@ -126,11 +126,11 @@ export const configSchema = z
     pipeHoldMs: z.number().int().min(0).max(20).default(1),
     /**
      * Nagle-style coalescing of storage writes: while writes keep coming, a group of fewer than 8
-     * waits up to this long for more before it goes to LevelDB as one batch (fewer batches at
-     * partial load, each a costly trip through the thread pool); a write to an idle node never
-     * waits; 0 writes each group at the end of its event-loop tick.
+     * waits up to this long for more before it goes to LevelDB as one batch (fewer batches, and
+     * fewer fsyncs, at partial load); a write to an idle node never waits; 0 (the default) writes
+     * each group at the end of its event-loop tick. Measured trade in docs/benchmarks.md.
      */
-    commitHoldMs: z.number().int().min(0).max(20).default(1),
+    commitHoldMs: z.number().int().min(0).max(20).default(0),
     gossipIntervalMs: z.number().int().min(50).max(60_000).default(1_000),
     /** How long a peer that failed a call is skipped before it is tried again. */
     peerRetryMs: z.number().int().min(50).max(60_000).default(2_000),

@@ -4,11 +4,12 @@
  * (and one fsync) instead of one each. Each submission stays atomic: a group is one atomic batch.
  * A group that fails is retried one submission at a time, so one bad batch fails alone.
  *
- * Nagle-style hold (`holdMs`): while writes keep coming (the last group was written less than
- * two hold periods ago), a group of fewer than GROUP_HOLD_SUBMISSIONS submissions waits up to
- * `holdMs` for more before it goes. A LevelDB batch costs about 30 µs of CPU in its trip through
- * the thread pool whatever it holds, and at half load a node otherwise wrote one put per batch
- * (docs/benchmarks.md, "Issue 18, fifth round"). A write to an idle engine never waits.
+ * Nagle-style hold (`holdMs`, config `commitHoldMs`, off by default): while writes keep coming (the
+ * last group was written less than two hold periods ago), a group of fewer than
+ * GROUP_HOLD_SUBMISSIONS submissions waits up to `holdMs` for more before it goes. A LevelDB batch
+ * costs about 30 µs of CPU in its trip through the thread pool whatever it holds (and one fsync
+ * when a mode syncs), and at half load a node wrote about one put per batch (docs/benchmarks.md,
+ * "Issue 18, fifth round"). A write to an idle engine never waits.
  */
 import type { BatchOp, StorageEngine } from './engine.js';
 
