@@ -4,10 +4,12 @@
  * a full group never wait. Driven through an engine that records its batches, a manual clock and
  * fake timeouts (ticks are real).
  */
+import { applyWrite, EMPTY_CONTEXT, type KeyState, utf8 } from '@tessera/core';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { BatchOp } from './engine.js';
 import { GROUP_HOLD_SUBMISSIONS, GroupCommit } from './group-commit.js';
 import { MemoryEngine } from './memory-engine.js';
+import { ReplicaStore } from './replica-store.js';
 
 const HOLD_MS = 1_000;
 
@@ -79,5 +81,33 @@ describe('group commit hold (commitHoldMs)', () => {
     await write('a');
     await write('b');
     expect(engine.batches).toEqual([['a'], ['b']]);
+  });
+
+  it('is what ReplicaStore does with commitHoldMs: changes to two keys in a stream of writes go as one batch', async () => {
+    const engine = new RecordingEngine();
+    await engine.open();
+    const store = new ReplicaStore(engine, { partitionCount: 8, sync: false, commitHoldMs: HOLD_MS });
+    await store.open();
+    const put = (key: string) =>
+      store.update(key, (stored: KeyState) =>
+        applyWrite(stored, {
+          actor: 'n1',
+          context: EMPTY_CONTEXT,
+          value: utf8('1'),
+          nowMs: 1,
+          vvEntriesMax: 8,
+        }),
+      );
+    await put('a');
+    const before = engine.batches.length;
+    const b = put('b');
+    await tick();
+    const c = put('c');
+    await tick();
+    expect(engine.batches).toHaveLength(before);
+    vi.advanceTimersByTime(HOLD_MS);
+    await Promise.all([b, c]);
+    expect(engine.batches).toHaveLength(before + 1);
+    expect(engine.batches.at(-1)!.map((key) => key.slice(key.indexOf('/') + 1))).toEqual(['b', 'c']);
   });
 });
