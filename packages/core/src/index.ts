@@ -1,4 +1,5 @@
 export * from './actors.js';
+export * from './bloom.js';
 export * from './clock.js';
 export * from './cluster-settings.js';
 export * from './codec.js';

@@ -174,6 +174,16 @@ export const configSchema = z
       .min(0)
       .max(16 * 1024 * 1024 * 1024)
       .default(8 * 1024 * 1024),
+    /**
+     * Memory for the filter of the keys this node stores (storage/key-filter.ts): the read before a
+     * write of a key it never held, and a get of such a key, skip the engine; 0 turns it off.
+     */
+    keyFilterBytesMax: z
+      .number()
+      .int()
+      .min(0)
+      .max(1024 * 1024 * 1024)
+      .default(32 * 1024 * 1024),
     /** Hints older than this are dropped undelivered; keep it well below tombstoneGraceMs. */
     hintTtlMs: z
       .number()

@@ -22,7 +22,9 @@ export type WriteOp =
 export type SoloOp =
   | { kind: 'dropPartition'; partition: number }
   | { kind: 'collect'; key: string }
-  | { kind: 'failingDrop'; key: string };
+  | { kind: 'failingDrop'; key: string }
+  /** A new store on the same engine (the node restarted); its key filter's scan awaited or not. */
+  | { kind: 'restart'; awaitFilter: boolean };
 export type Step = { together: WriteOp[] } | { solo: SoloOp };
 /** A change called in a together step, and what it must answer. */
 export interface Member {
@@ -56,6 +58,7 @@ export const writeOp: fc.Arbitrary<WriteOp> = fc.oneof(
 export const soloOp: fc.Arbitrary<SoloOp> = fc.oneof(
   fc.record({ kind: fc.constant('dropPartition' as const), partition: fc.integer({ min: 0, max: Q - 1 }) }),
   fc.record({ kind: fc.constantFrom('collect' as const, 'failingDrop' as const), key }),
+  fc.record({ kind: fc.constant('restart' as const), awaitFilter: fc.boolean() }),
 );
 export const step: fc.Arbitrary<Step> = fc.oneof(
   { arbitrary: fc.record({ together: fc.array(writeOp, { minLength: 1, maxLength: 4 }) }), weight: 6 },
@@ -63,6 +66,8 @@ export const step: fc.Arbitrary<Step> = fc.oneof(
 );
 /** 0: off; 300: one entry at a time; 700: two or three; 1 MiB: everything. */
 export const budget = fc.constantFrom(0, 300, 700, 2_000, 1024 * 1024);
+/** The key filter's bound: 0 off; 64 bytes saturates it at its first layer; 1 MiB holds everything. */
+export const filterBudget = fc.constantFrom(0, 64, 1024 * 1024, 1024 * 1024);
 
 /**
  * The engine under test: a batch that puts an armed state fails (before or after it is applied),

@@ -168,6 +168,19 @@ export const statusBody = z
         description:
           "The cache of recently read and written keys' states (stateCacheBytesMax); hitRatio is null before the first read.",
       }),
+    keyFilter: z
+      .object({
+        answering: z.boolean(),
+        saturated: z.boolean(),
+        keys: z.int(),
+        bytes: z.int(),
+        bytesMax: z.int(),
+        readsSkipped: z.int(),
+      })
+      .meta({
+        description:
+          'The filter of the keys this node stores (keyFilterBytesMax): reads of keys it never stored skip the engine while answering is true.',
+      }),
     drain: z
       .looseObject({ phase: z.enum(['serving', 'draining', 'drained', 'timed-out']) })
       .meta({ description: 'Whether this node drains (POST /v1/admin/drain).' }),

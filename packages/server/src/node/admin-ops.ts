@@ -5,6 +5,7 @@
  */
 import type { RepairDeps } from '../anti-entropy/repair-now.js';
 import { StoreCounting } from '../background/store-counting.js';
+import type { KeyFilterStats } from '../storage/key-filter.js';
 import type { StateCacheStats } from '../storage/state-cache.js';
 import { Drain } from './drain.js';
 import type { RunningNode } from './node.js';
@@ -63,6 +64,17 @@ export function nodeOps(node: RunningNode, exit: () => void): NodeOps {
   };
 }
 
+function keyFilterView(s: KeyFilterStats) {
+  return {
+    answering: s.ready && !s.saturated,
+    saturated: s.saturated,
+    keys: s.keys,
+    bytes: s.bytes,
+    bytesMax: s.bytesMax,
+    readsSkipped: s.readsSkipped,
+  };
+}
+
 function stateCacheView(s: StateCacheStats) {
   const reads = s.hits + s.misses;
   const hitRatio = reads === 0 ? null : Math.round((s.hits / reads) * 1000) / 1000;
@@ -86,6 +98,7 @@ function opsStatus(node: Pick<RunningNode, 'store' | 'hints'>, drain: Pick<Drain
     stored: { keys, tombstones, bytes, partitionsCounted, partitionCount: node.store.partitionCount },
     /** The cache of recent states (storage/state-cache.ts), with the share of reads it answered. */
     stateCache: stateCacheView(node.store.cacheStats()),
+    keyFilter: keyFilterView(node.store.keyFilterStats()),
     /** Hints this node holds for other nodes. */
     hintsHeld: node.hints.totals(),
     drain: drain.view(),

@@ -29,6 +29,7 @@ import {
   registerStorageMetrics,
   registerStrongMetrics,
 } from './metrics.js';
+import { registerKeyFilterMetrics } from './metrics-key-filter.js';
 import { registerStateCacheMetrics } from './metrics-state-cache.js';
 
 /** What a node is assembled from. */
@@ -117,6 +118,7 @@ function stores({ config, engine, view, now }: NodeGround): Pick<NodeParts, 'sto
     syncUpdates: config.durability === 'fsync-one',
     siblingsMax: config.siblingsMax,
     stateCacheBytesMax: config.stateCacheBytesMax,
+    keyFilterBytesMax: config.keyFilterBytesMax,
     commitHoldMs: config.commitHoldMs,
     now,
   });
@@ -278,6 +280,7 @@ function registerPartMetrics(metrics: NodeMetrics, p: Omit<NodeParts, 'metrics'>
   registerAntiEntropyMetrics(registry, { stats: () => p.antiEntropy.stats(), now: p.now });
   registerStorageMetrics(registry, p.config.storage === 'memory' ? undefined : p.config.dataDir);
   registerStateCacheMetrics(registry, () => p.store.cacheStats());
+  registerKeyFilterMetrics(registry, () => p.store.keyFilterStats());
   registerStrongMetrics(registry, () => ({ ...p.strong.sweeper.stats }));
   registerClusterMetrics(registry, {
     peersDown: () => p.peers.health().filter((h) => h.down).length,

@@ -15,7 +15,7 @@ export function registerStateCacheMetrics(registry: Registry, stats: () => State
   scrapedCounter(
     registry,
     'tessera_state_cache_misses_total',
-    'Reads of a key state that went to the storage engine.',
+    'Reads of a key state not in the cache: answered by the storage engine, or as absent by the key filter.',
     [],
     (set) => set({}, stats().misses),
   );

@@ -8,7 +8,8 @@
  * updates the partition's Merkle tree (partition-trees.ts) and the tombstone index, in the same
  * atomic batch as the state for the latter. Concurrent changes reach the engine together, as one
  * batch per tick (group-commit.ts). Reads go to a write-through cache of recent states first
- * (state-cache.ts), updated only under the key's lock once the engine write committed.
+ * (state-cache.ts), updated only under the key's lock once the engine write committed; a key the
+ * engine certainly does not hold (key-filter.ts) is read as absent without asking it.
  */
 import {
   EMPTY_STATE,
@@ -24,6 +25,7 @@ import {
 import { type Accepted, applyGroup, ChangeQueue, type QueuedChange } from './change-queue.js';
 import type { BatchOp, StorageEngine } from './engine.js';
 import { GroupCommit } from './group-commit.js';
+import { KEY_FILTER_BYTES_DEFAULT, KeyFilter, type KeyFilterStats } from './key-filter.js';
 import { KeyLock } from './key-lock.js';
 import { migrateLayout } from './layout.js';
 import { PartitionTrees, type StoredTally } from './partition-trees.js';
@@ -43,6 +45,8 @@ import {
 import { checkSiblings, decodeStored, tombstoneIndexOp } from './stored-state.js';
 import type { StoredVersion } from './stored-version.js';
 
+const ABSENT: Promise<undefined> = Promise.resolve(undefined);
+
 /** Default bound of the state cache (config `stateCacheBytesMax`). */
 export const STATE_CACHE_BYTES_DEFAULT = 8 * 1024 * 1024;
 
@@ -61,6 +65,8 @@ export interface ReplicaStoreOptions {
   readonly stateCacheBytesMax?: number;
   /** How long a small group of writes may wait for more while writes keep coming (group-commit.ts). */
   readonly commitHoldMs?: number;
+  /** Bound of the filter of stored keys (key-filter.ts); 0 turns it off. */
+  readonly keyFilterBytesMax?: number;
 }
 
 export interface UpdateHooks {
@@ -95,6 +101,9 @@ export class ReplicaStore {
   private readonly now: () => number;
   private readonly commits: GroupCommit;
   private readonly cache: StateCache;
+  /** Replaced at each open, when its scan begins; answers "may hold" for every key until it ends. */
+  private filter: KeyFilter;
+  private filterBuild: Promise<void> = Promise.resolve();
   private readonly changes = new ChangeQueue<ChangeOptions>(this.lock, (key, group) =>
     this.writeGroup(key, group),
   );
@@ -113,6 +122,7 @@ export class ReplicaStore {
     this.now = options.now ?? Date.now;
     this.commits = new GroupCommit(engine, { holdMs: options.commitHoldMs ?? 0 });
     this.cache = new StateCache(options.stateCacheBytesMax ?? STATE_CACHE_BYTES_DEFAULT);
+    this.filter = this.newFilter();
   }
 
   /**
@@ -122,6 +132,21 @@ export class ReplicaStore {
   async open(): Promise<void> {
     await migrateLayout(this.engine, this.options.partitionCount, this.now(), this.options.sync);
     this.cache.clear();
+    const filter = this.newFilter();
+    this.filter = filter;
+    // In the background: until its scan ends the filter denies nothing, and a failed scan leaves
+    // it so (the engine's failure shows in every other read).
+    this.filterBuild = filter.build(this.engine).catch(() => undefined);
+  }
+
+  /** Settles when the key filter's scan has ended (or failed): for tests and benchmarks. */
+  keyFilterBuilt(): Promise<void> {
+    return this.filterBuild;
+  }
+
+  /** Keys, memory and readiness of the filter of stored keys, and the reads it saved. */
+  keyFilterStats(): KeyFilterStats {
+    return this.filter.stats();
   }
 
   /** The stored state; frozen (it may be the cached one): never change it, nor its values' bytes. */
@@ -347,6 +372,7 @@ export class ReplicaStore {
 
   /** Writes `ops`, which leave the key's state `bytes`; under the key's lock. */
   private async writeData(key: string, bytes: Uint8Array | undefined, ops: BatchOp[], sync?: boolean) {
+    for (const op of ops) if (op.type === 'put' && op.ns === 'data') this.filter.add(op.key);
     try {
       await this.write(ops, sync);
     } catch (err) {
@@ -358,7 +384,16 @@ export class ReplicaStore {
 
   /** The key's stored state, from the cache or the engine; a read (not a write's) fills the cache. */
   private load(key: string, at?: Location, fill = at === undefined): Promise<CachedState> {
-    return this.cache.load(key, () => this.engine.get('data', (at ?? this.locate(key)).dataKey), fill);
+    const { dataKey } = at ?? this.locate(key);
+    return this.cache.load(
+      key,
+      () => (this.filter.mayHold(dataKey) ? this.engine.get('data', dataKey) : ABSENT),
+      fill,
+    );
+  }
+
+  private newFilter(): KeyFilter {
+    return new KeyFilter(this.options.keyFilterBytesMax ?? KEY_FILTER_BYTES_DEFAULT);
   }
 
   private decoded(key: string, entry: CachedState): KeyState {

@@ -1,8 +1,10 @@
 /**
- * The state cache never serves a state older than what the node has stored: random interleavings
- * of updates, merges, reads, drops, tombstone collection and failing writes, with budgets small
- * enough to evict all the time and engine reads that answer late, against the real ReplicaStore;
- * every read is checked against a model of the stored state and against the engine read directly.
+ * The state cache never serves a state older than what the node has stored, and the key filter
+ * never denies a key the engine holds: random interleavings of updates, merges, reads, drops,
+ * tombstone collection, failing writes and restarts (a new store on the same engine, its filter's
+ * scan still running or done), with budgets small enough to evict all the time, filters off,
+ * saturated or whole, and engine reads that answer late, against the real ReplicaStore; every
+ * read is checked against a model of the stored state and against the engine read directly.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -23,6 +25,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import {
   budget,
   encoded,
+  filterBudget,
   type Group,
   hex,
   KEYS,
@@ -45,7 +48,7 @@ import { locate } from './stored-keys.js';
 
 /** Runs `steps` against a store on `inner`, checking every read against the model and the engine. */
 /** What the random runs made the cache do, summed: they must have hit and evicted. */
-const exercised = { hits: 0, evictions: 0 };
+const exercised = { hits: 0, evictions: 0, readsSkipped: 0, restarts: 0 };
 
 async function opened(): Promise<MemoryEngine> {
   const engine = new MemoryEngine();
@@ -53,16 +56,31 @@ async function opened(): Promise<MemoryEngine> {
   return engine;
 }
 
-async function check(inner: StorageEngine, bytesMax: number, delays: number[], steps: Step[]): Promise<void> {
+interface Budgets {
+  readonly cache: number;
+  readonly filter: number;
+}
+
+async function check(inner: StorageEngine, budgets: Budgets, delays: number[], steps: Step[]): Promise<void> {
   const engine = new TrickyEngine(inner, delays);
   await engine.open();
-  const store = new ReplicaStore(engine, {
-    partitionCount: Q,
-    sync: false,
-    now: () => NOW_MS,
-    stateCacheBytesMax: bytesMax,
-  });
-  await store.open();
+  const newStore = async () => {
+    const opened = new ReplicaStore(engine, {
+      partitionCount: Q,
+      sync: false,
+      now: () => NOW_MS,
+      stateCacheBytesMax: budgets.cache,
+      keyFilterBytesMax: budgets.filter,
+    });
+    await opened.open();
+    return opened;
+  };
+  let store = await newStore();
+  const counted = () => {
+    exercised.hits += store.cacheStats().hits;
+    exercised.evictions += store.cacheStats().evictions;
+    exercised.readsSkipped += store.keyFilterStats().readsSkipped;
+  };
   const model = new Map<string, KeyState>();
   const remote = new Map<string, KeyState>();
   let serial = 0;
@@ -97,10 +115,8 @@ async function check(inner: StorageEngine, bytesMax: number, delays: number[], s
     for (const k of new Set(s.together.map((op) => op.key))) await verify(k);
   }
   for (const k of KEYS) await verify(k);
-  const stats = store.cacheStats();
-  expect(stats.bytes).toBeLessThanOrEqual(bytesMax);
-  exercised.hits += stats.hits;
-  exercised.evictions += stats.evictions;
+  expect(store.cacheStats().bytes).toBeLessThanOrEqual(budgets.cache);
+  counted();
   await engine.close();
 
   /**
@@ -219,7 +235,12 @@ async function check(inner: StorageEngine, bytesMax: number, delays: number[], s
   }
 
   async function runSolo(op: SoloOp): Promise<void> {
-    if (op.kind === 'dropPartition') {
+    if (op.kind === 'restart') {
+      counted();
+      exercised.restarts++;
+      store = await newStore();
+      if (op.awaitFilter) await store.keyFilterBuilt();
+    } else if (op.kind === 'dropPartition') {
       await store.dropPartition(op.partition, 2);
       for (const k of KEYS) if (locate(Q, k).partition === op.partition) model.delete(k);
     } else if (op.kind === 'collect') {
@@ -254,19 +275,23 @@ const write = (s: KeyState): KeyState =>
 describe('state cache', () => {
   it('never serves a state older than the engine holds (MemoryEngine, random interleavings)', async () => {
     await fc.assert(
-      fc.asyncProperty(budget, delays, steps, (bytesMax, d, s) => check(new MemoryEngine(), bytesMax, d, s)),
+      fc.asyncProperty(budget, filterBudget, delays, steps, (cache, filter, d, s) =>
+        check(new MemoryEngine(), { cache, filter }, d, s),
+      ),
       { numRuns: 150 },
     );
     expect(exercised.hits).toBeGreaterThan(100);
     expect(exercised.evictions).toBeGreaterThan(100);
+    expect(exercised.readsSkipped).toBeGreaterThan(100);
+    expect(exercised.restarts).toBeGreaterThan(20);
   });
 
   it('never serves a state older than the engine holds (LevelEngine, a few cases)', async () => {
     await fc.assert(
-      fc.asyncProperty(budget, delays, steps, async (bytesMax, d, s) => {
+      fc.asyncProperty(budget, filterBudget, delays, steps, async (cache, filter, d, s) => {
         const dir = await mkdtemp(join(tmpdir(), 'tessera-cache-'));
         cleanups.push(() => rm(dir, { recursive: true, force: true }));
-        await check(new LevelEngine(dir), bytesMax, d, s);
+        await check(new LevelEngine(dir), { cache, filter }, d, s);
       }),
       { numRuns: 4 },
     );
