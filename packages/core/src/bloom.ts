@@ -26,8 +26,7 @@ export const BLOOM_FIRST_LAYER_KEYS = 1 << 16;
 const FIRST_LAYER_FALSE_POSITIVE = 0.01;
 /** Each layer's false-positive rate is this times the one before. */
 const TIGHTENING = 0.5;
-const SEED_1 = 0x9747b28c;
-const SEED_2 = 0x5bd1e995;
+const SEED = 0x9747b28c;
 
 interface Layer {
   readonly words: Uint32Array;
@@ -58,8 +57,8 @@ export class BloomFilter {
 
   add(key: string): void {
     if (this.gaveUp) return;
-    const h1 = murmur3Text(key, SEED_1);
-    const h2 = murmur3Text(key, SEED_2) | 1;
+    const h1 = murmur3Text(key, SEED);
+    const h2 = secondHash(h1);
     if (this.holds(h1, h2)) return;
     let top = this.layers[this.layers.length - 1];
     if (top === undefined || top.count >= top.capacity) {
@@ -74,7 +73,8 @@ export class BloomFilter {
   /** False only if `key` was never added. */
   mayHold(key: string): boolean {
     if (this.gaveUp) return true;
-    return this.holds(murmur3Text(key, SEED_1), murmur3Text(key, SEED_2) | 1);
+    const h1 = murmur3Text(key, SEED);
+    return this.holds(h1, secondHash(h1));
   }
 
   stats(): BloomFilterStats {
@@ -115,6 +115,21 @@ export class BloomFilter {
     this.bytes += 4 * words;
     return layer;
   }
+}
+
+/**
+ * The step of double hashing, mixed from the key's one hash (murmur3's finaliser): one pass over
+ * the key, not two. Keys whose 32-bit hashes are equal share every bit, which adds about
+ * keys / 2^32 to the false-positive rate (0.02% at a million keys).
+ */
+function secondHash(h1: number): number {
+  let h = h1 ^ 0x5bd1e995;
+  h ^= h >>> 16;
+  h = Math.imul(h, 0x85ebca6b);
+  h ^= h >>> 13;
+  h = Math.imul(h, 0xc2b2ae35);
+  h ^= h >>> 16;
+  return (h | 1) >>> 0;
 }
 
 /** The i-th bit of a key (double hashing: Kirsch and Mitzenmacher). */
