@@ -9,7 +9,7 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LocalNode } from '../src/cli/local-cluster.js';
-import { STATE_CACHE_BYTES_DEFAULT } from '../src/storage/replica-store.js';
+import { STATE_CACHE_BYTES_DEFAULT } from '../src/storage/stored-states.js';
 import {
   configFile,
   DIST_CLI,

@@ -7,9 +7,9 @@
  * one key never lose an update, and writes to different keys run in parallel. Each change also
  * updates the partition's Merkle tree (partition-trees.ts) and the tombstone index, in the same
  * atomic batch as the state for the latter. Concurrent changes reach the engine together, as one
- * batch per tick (group-commit.ts). Reads go to a write-through cache of recent states first
- * (state-cache.ts), updated only under the key's lock once the engine write committed; a key the
- * engine certainly does not hold (key-filter.ts) is read as absent without asking it.
+ * batch per tick (group-commit.ts). Reads go to memory first (stored-states.ts): a write-through
+ * cache of recent states, updated only under the key's lock once the engine write committed, and
+ * a filter of the stored keys, so a key the engine certainly does not hold reads as absent.
  */
 import {
   EMPTY_STATE,
@@ -25,12 +25,12 @@ import {
 import { type Accepted, applyGroup, ChangeQueue, type QueuedChange } from './change-queue.js';
 import type { BatchOp, StorageEngine } from './engine.js';
 import { GroupCommit } from './group-commit.js';
-import { KEY_FILTER_BYTES_DEFAULT, KeyFilter, type KeyFilterStats } from './key-filter.js';
+import type { KeyFilterStats } from './key-filter.js';
 import { KeyLock } from './key-lock.js';
 import { migrateLayout } from './layout.js';
 import { PartitionTrees, type StoredTally } from './partition-trees.js';
 import { checkPartition, scanSizedStates, scanStates, scanTombstoneIndex } from './replica-scans.js';
-import { type CachedState, StateCache, type StateCacheStats } from './state-cache.js';
+import type { CachedState, StateCacheStats } from './state-cache.js';
 import {
   bucketRange,
   bucketsRange,
@@ -42,13 +42,9 @@ import {
   partitionRange,
   tombstoneKey,
 } from './stored-keys.js';
-import { checkSiblings, decodeStored, tombstoneIndexOp } from './stored-state.js';
+import { checkSiblings, tombstoneIndexOp } from './stored-state.js';
+import { StoredStates } from './stored-states.js';
 import type { StoredVersion } from './stored-version.js';
-
-const ABSENT: Promise<undefined> = Promise.resolve(undefined);
-
-/** Default bound of the state cache (config `stateCacheBytesMax`). */
-export const STATE_CACHE_BYTES_DEFAULT = 8 * 1024 * 1024;
 
 export interface ReplicaStoreOptions {
   /** Q, the ring's fixed partition count. */
@@ -100,10 +96,7 @@ export class ReplicaStore {
   });
   private readonly now: () => number;
   private readonly commits: GroupCommit;
-  private readonly cache: StateCache;
-  /** Replaced at each open, when its scan begins; answers "may hold" for every key until it ends. */
-  private filter: KeyFilter;
-  private filterBuild: Promise<void> = Promise.resolve();
+  private readonly states: StoredStates;
   private readonly changes = new ChangeQueue<ChangeOptions>(this.lock, (key, group) =>
     this.writeGroup(key, group),
   );
@@ -121,8 +114,7 @@ export class ReplicaStore {
     }
     this.now = options.now ?? Date.now;
     this.commits = new GroupCommit(engine, { holdMs: options.commitHoldMs ?? 0 });
-    this.cache = new StateCache(options.stateCacheBytesMax ?? STATE_CACHE_BYTES_DEFAULT);
-    this.filter = this.newFilter();
+    this.states = new StoredStates(engine, options);
   }
 
   /**
@@ -131,22 +123,17 @@ export class ReplicaStore {
    */
   async open(): Promise<void> {
     await migrateLayout(this.engine, this.options.partitionCount, this.now(), this.options.sync);
-    this.cache.clear();
-    const filter = this.newFilter();
-    this.filter = filter;
-    // In the background: until its scan ends the filter denies nothing, and a failed scan leaves
-    // it so (the engine's failure shows in every other read).
-    this.filterBuild = filter.build(this.engine).catch(() => undefined);
+    this.states.open();
   }
 
   /** Settles when the key filter's scan has ended (or failed): for tests and benchmarks. */
   keyFilterBuilt(): Promise<void> {
-    return this.filterBuild;
+    return this.states.filterBuilt();
   }
 
   /** Keys, memory and readiness of the filter of stored keys, and the reads it saved. */
   keyFilterStats(): KeyFilterStats {
-    return this.filter.stats();
+    return this.states.keyFilterStats();
   }
 
   /** The stored state; frozen (it may be the cached one): never change it, nor its values' bytes. */
@@ -172,7 +159,7 @@ export class ReplicaStore {
 
   /** Hits, misses, evictions and size of the cache of recent states. */
   cacheStats(): StateCacheStats {
-    return this.cache.stats();
+    return this.states.cacheStats();
   }
 
   /**
@@ -372,32 +359,23 @@ export class ReplicaStore {
 
   /** Writes `ops`, which leave the key's state `bytes`; under the key's lock. */
   private async writeData(key: string, bytes: Uint8Array | undefined, ops: BatchOp[], sync?: boolean) {
-    for (const op of ops) if (op.type === 'put' && op.ns === 'data') this.filter.add(op.key);
+    this.states.writing(ops);
     try {
       await this.write(ops, sync);
     } catch (err) {
-      this.cache.invalidate(key); // it may or may not have been written
+      this.states.unknown(key); // it may or may not have been written
       throw err;
     }
-    this.cache.stored(key, bytes);
+    this.states.written(key, bytes);
   }
 
   /** The key's stored state, from the cache or the engine; a read (not a write's) fills the cache. */
   private load(key: string, at?: Location, fill = at === undefined): Promise<CachedState> {
-    const { dataKey } = at ?? this.locate(key);
-    return this.cache.load(
-      key,
-      () => (this.filter.mayHold(dataKey) ? this.engine.get('data', dataKey) : ABSENT),
-      fill,
-    );
-  }
-
-  private newFilter(): KeyFilter {
-    return new KeyFilter(this.options.keyFilterBytesMax ?? KEY_FILTER_BYTES_DEFAULT);
+    return this.states.load(key, (at ?? this.locate(key)).dataKey, fill);
   }
 
   private decoded(key: string, entry: CachedState): KeyState {
-    return entry.state ?? this.cache.decoded(key, entry, decodeStored(key, entry.bytes!));
+    return this.states.decoded(key, entry);
   }
 
   /** Runs `task` under the key's lock, counted as a change in flight for its Merkle bucket. */
