@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 /** `pnpm bench`: the benchmark CLI. Everything it prints goes to stdout; failures to stderr. */
+import { AUTOCANNON_USAGE, autocannonCommand } from './autocannon.js';
 import { runBench } from './bench.js';
 import { parseBenchArgs, transactionsModeArgs, USAGE, UsageError } from './options.js';
 import { writeResults } from './output.js';
@@ -59,9 +60,10 @@ const SUBCOMMANDS: ReadonlyMap<string, Subcommand> = new Map([
   ['paper', { run: paperCommand, usage: PAPER_USAGE }],
   ['charts', { run: chartsCommand, usage: PAPER_USAGE }],
   ['transactions', { run: transactionsCommand, usage: TXN_USAGE }],
+  ['autocannon', { run: autocannonCommand, usage: AUTOCANNON_USAGE }],
 ]);
 
-/** `pnpm bench paper …`, `pnpm bench charts …` and `pnpm bench transactions …`. */
+/** `pnpm bench paper …`, `pnpm bench charts …`, `pnpm bench transactions …` and `pnpm bench autocannon …`. */
 async function runSubcommand(command: Subcommand, argv: readonly string[]): Promise<number> {
   const controller = stopOnSignals();
   try {

@@ -278,7 +278,8 @@ function chooseTargets(routing: string, target: string | undefined): readonly Ta
   return targets;
 }
 
-function whole(flag: string, text: string, min: number, max: number): number {
+/** A whole-number flag within [min, max], or a UsageError naming it. */
+export function whole(flag: string, text: string, min: number, max: number): number {
   const value = Number(text);
   if (!/^\d+$/.test(text.trim()) || value < min || value > max) {
     throw new UsageError(`${flag} must be a whole number from ${min} to ${max}, got "${text}".`);
