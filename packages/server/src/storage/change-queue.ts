@@ -28,7 +28,8 @@ export interface Accepted<H> {
   readonly next: KeyState;
 }
 
-export class ChangeQueue<H> {
+/** `S`: what `run` is told of the key (by default the key itself), given once per change. */
+export class ChangeQueue<H, S = string> {
   /** Changes waiting, by lock key (a key has one). */
   private readonly queues = new KeyTable<QueuedChange<H>[]>();
 
@@ -38,17 +39,17 @@ export class ChangeQueue<H> {
    */
   constructor(
     private readonly lock: KeyLock,
-    private readonly run: (key: string, group: QueuedChange<H>[]) => Promise<void>,
+    private readonly run: (subject: S, group: QueuedChange<H>[]) => Promise<void>,
   ) {}
 
-  /** Queues `fn` for `key` (locked as `lockKey`); resolves with the state it left, once written. */
-  submit(key: string, lockKey: string, fn: (stored: KeyState) => KeyState, how: H): Promise<KeyState> {
+  /** Queues `fn` for the key (`subject`, locked as `lockKey`); resolves with the state it left, once written. */
+  submit(subject: S, lockKey: string, fn: (stored: KeyState) => KeyState, how: H): Promise<KeyState> {
     return new Promise((resolve, reject) => {
       let queue = this.queues.get(lockKey);
       if (queue === undefined) {
         queue = [];
         this.queues.set(lockKey, queue);
-        this.schedule(key, lockKey, queue);
+        this.schedule(subject, lockKey, queue);
       }
       queue.push({ fn, how, resolve, reject });
     });
@@ -67,13 +68,13 @@ export class ChangeQueue<H> {
     this.queues.delete(lockKey);
   }
 
-  private schedule(key: string, lockKey: string, queue: QueuedChange<H>[]): void {
+  private schedule(subject: S, lockKey: string, queue: QueuedChange<H>[]): void {
     void this.lock.run(lockKey, async () => {
       // Changes submitted from now on form the next group, written after this one.
       if (this.queues.get(lockKey) === queue) this.queues.delete(lockKey);
       const group = queue.splice(0, CHANGES_PER_WRITE_MAX);
-      if (queue.length > 0) this.schedule(key, lockKey, queue);
-      await this.run(key, group);
+      if (queue.length > 0) this.schedule(subject, lockKey, queue);
+      await this.run(subject, group);
     });
   }
 }

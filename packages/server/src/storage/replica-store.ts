@@ -85,6 +85,12 @@ export interface ScanOptions {
   readonly afterKey?: string;
 }
 
+/** A key and its place, located once per change. */
+interface Located {
+  readonly key: string;
+  readonly at: Location;
+}
+
 /** Decides under the key's lock whether a tombstone may go; `sinceMs` is when it last changed here. */
 export type CollectTest = (state: KeyState, sinceMs: number) => boolean;
 
@@ -97,8 +103,8 @@ export class ReplicaStore {
   private readonly now: () => number;
   private readonly commits: GroupCommit;
   private readonly states: StoredStates;
-  private readonly changes = new ChangeQueue<ChangeOptions>(this.lock, (key, group) =>
-    this.writeGroup(key, group),
+  private readonly changes = new ChangeQueue<ChangeOptions, Located>(this.lock, ({ key, at }, group) =>
+    this.writeGroup(key, at, group),
   );
 
   constructor(
@@ -306,12 +312,12 @@ export class ReplicaStore {
 
   /** Queues the change; changes queued while the key is busy are written together (change-queue.ts). */
   private change(key: string, fn: (stored: KeyState) => KeyState, how: ChangeOptions): Promise<KeyState> {
-    return this.changes.submit(key, this.locate(key).dataKey, fn, how);
+    const at = this.locate(key);
+    return this.changes.submit({ key, at }, at.dataKey, fn, how);
   }
 
   /** One group of changes to `key`, under its lock: each on the last one's state, one write for all. */
-  private async writeGroup(key: string, group: QueuedChange<ChangeOptions>[]): Promise<void> {
-    const at = this.locate(key);
+  private async writeGroup(key: string, at: Location, group: QueuedChange<ChangeOptions>[]): Promise<void> {
     const release = await this.trees.enter(at.partition, at.bucket);
     let accepted: Accepted<ChangeOptions>[] = [];
     try {
