@@ -140,6 +140,43 @@ describe('encodeState / decodeState', () => {
     expect(decodeState(v2)).toEqual(deleted);
   });
 
+  it('writes a node id as its UTF-8 bytes, ASCII or not, short or long', () => {
+    const varint = (n: number): number[] =>
+      n < 0x80 ? [n] : [(n % 0x80) | 0x80, ...varint(Math.floor(n / 0x80))];
+    const ids = fc.oneof(
+      fc.string({ unit: 'grapheme-ascii', maxLength: 100 }),
+      fc.string({ unit: 'grapheme', maxLength: 100 }),
+      fc.string({ unit: 'binary', maxLength: 100 }),
+    );
+    fc.assert(
+      fc.property(ids, (node) => {
+        const utf8 = [...new TextEncoder().encode(node)];
+        const state: KeyState = { vv: [{ node, counter: 3, timestampMs: 5 }], siblings: [] };
+        const bytes = encodeState(state);
+        expect([...bytes]).toEqual([1, 1, ...varint(utf8.length), ...utf8, 3, 5, 0]);
+        expect(decodeState(bytes).vv[0]!.node).toBe(new TextDecoder().decode(new TextEncoder().encode(node)));
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it('hands out encodings no later encoding changes (they are built in one shared buffer)', () => {
+    const big: KeyState = {
+      vv: [{ node: 'n1', counter: 1, timestampMs: 1 }],
+      siblings: [
+        { dot: { node: 'n1', counter: 1 }, lastModifiedMs: 1, value: new Uint8Array(200_000).fill(7) },
+      ],
+    };
+    const small: KeyState = { vv: [{ node: 'a', counter: 3, timestampMs: 5 }], siblings: [] };
+    const first = encodeState(small);
+    const copy = Uint8Array.from(first);
+    expect(decodeState(encodeState(big)).siblings[0]!.value.length).toBe(200_000);
+    const other = encodeState({ ...small, vv: [{ node: 'zzzz', counter: 9, timestampMs: 9 }] });
+    expect(first).toEqual(copy);
+    expect(decodeState(other).vv[0]!.node).toBe('zzzz');
+    expect(first.buffer).not.toBe(other.buffer);
+  });
+
   it('rejects integers beyond 2^53 - 1 instead of rounding them', () => {
     // version 1, one entry: node "a", counter = 2^56 - 1 (eight varint bytes), timestamp 0, no siblings.
     const bytes = Uint8Array.of(1, 1, 1, 0x61, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x7f, 0, 0);

@@ -17,8 +17,14 @@ const FORMAT_VERSION_DELETED_AT = 2;
 const encoder = new TextEncoder();
 const decoder = new TextDecoder('utf-8', { fatal: true });
 
+/** Longest string the ASCII fast paths handle (node ids are short); longer ones go through TextEncoder/TextDecoder. */
+const ASCII_FAST_CHARS_MAX = 64;
+/** Encodings are built here and copied out (`done`): one buffer for all, as encoding never nests. */
+const SCRATCH_BYTES_MAX = 64 * 1024;
+let scratch = new Uint8Array(4096);
+
 class Writer {
-  private buf = new Uint8Array(256);
+  private buf = scratch;
   private pos = 0;
 
   private ensure(extra: number): void {
@@ -28,6 +34,7 @@ class Writer {
     const next = new Uint8Array(size);
     next.set(this.buf.subarray(0, this.pos));
     this.buf = next;
+    if (size <= SCRATCH_BYTES_MAX) scratch = next;
   }
 
   byte(b: number): void {
@@ -55,7 +62,14 @@ class Writer {
   }
 
   string(s: string): void {
-    this.bytes(encoder.encode(s));
+    if (s.length > ASCII_FAST_CHARS_MAX || !isAscii(s)) {
+      this.bytes(encoder.encode(s));
+      return;
+    }
+    // In place, without TextEncoder's allocation: ASCII is its own UTF-8.
+    this.varint(s.length);
+    this.ensure(s.length);
+    for (let i = 0; i < s.length; i++) this.buf[this.pos++] = s.charCodeAt(i);
   }
 
   done(): Uint8Array {
@@ -99,8 +113,10 @@ class Reader {
   }
 
   string(): string {
+    const b = this.bytes();
+    if (b.length <= ASCII_FAST_CHARS_MAX && isAsciiBytes(b)) return String.fromCharCode(...b);
     try {
-      return decoder.decode(this.bytes());
+      return decoder.decode(b);
     } catch (err) {
       if (TesseraError.is(err)) throw err;
       throw new TesseraError('BAD_REQUEST', 'Encoded state holds invalid UTF-8.');
@@ -110,6 +126,16 @@ class Reader {
   atEnd(): boolean {
     return this.pos === this.buf.length;
   }
+}
+
+function isAscii(s: string): boolean {
+  for (let i = 0; i < s.length; i++) if (s.charCodeAt(i) >= 0x80) return false;
+  return true;
+}
+
+function isAsciiBytes(b: Uint8Array): boolean {
+  for (let i = 0; i < b.length; i++) if (b[i]! >= 0x80) return false;
+  return true;
 }
 
 function truncated(): TesseraError {
