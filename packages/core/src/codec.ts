@@ -114,7 +114,7 @@ class Reader {
 
   string(): string {
     const b = this.bytes();
-    if (b.length <= ASCII_FAST_CHARS_MAX && isAsciiBytes(b)) return String.fromCharCode(...b);
+    if (b.length <= ASCII_FAST_CHARS_MAX && isAsciiBytes(b)) return asciiText(b);
     try {
       return decoder.decode(b);
     } catch (err) {
@@ -136,6 +136,13 @@ function isAscii(s: string): boolean {
 function isAsciiBytes(b: Uint8Array): boolean {
   for (let i = 0; i < b.length; i++) if (b[i]! >= 0x80) return false;
   return true;
+}
+
+/** Short ASCII bytes as text: a loop beats TextDecoder (about 26 against 48 ns for a node id) and `fromCharCode(...b)` (160). */
+function asciiText(b: Uint8Array): string {
+  let text = '';
+  for (let i = 0; i < b.length; i++) text += String.fromCharCode(b[i]!);
+  return text;
 }
 
 function truncated(): TesseraError {
