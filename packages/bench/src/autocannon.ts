@@ -5,7 +5,6 @@
  * `--keys` keys those PUTs wrote (workload C). It prints each phase and the two ratios; nothing is
  * written to disk.
  */
-import { cpus } from 'node:os';
 import { parseArgs } from 'node:util';
 import { createRng } from '@tessera/core';
 import autocannon from 'autocannon';
@@ -14,9 +13,9 @@ import { startLocalCluster } from './cluster.js';
 import { BARE_PATH } from './drivers.js';
 import { formatCount, formatPercent, renderTable } from './format.js';
 import { createKeyChooser } from './keys.js';
-import { UsageError, whole } from './options.js';
+import { whole } from './options.js';
 import type { SubcommandIo } from './paper/main.js';
-import { BUSY_CORES_MAX, busyMachineMessage, measureBusyCores } from './quiet-machine.js';
+import { checkQuietMachine } from './quiet-machine.js';
 import { makeValue, putBody, VALUE_BYTES_MIN } from './values.js';
 
 export const AUTOCANNON_USAGE = `Usage: pnpm bench autocannon [options]
@@ -88,11 +87,7 @@ export async function autocannonCommand(argv: readonly string[], io: SubcommandI
     io.out(AUTOCANNON_USAGE);
     return 0;
   }
-  const busy = await measureBusyCores(cpus().length);
-  if (busy !== undefined && busy > BUSY_CORES_MAX) {
-    if (!options.force) throw new UsageError(busyMachineMessage(busy));
-    io.out(`Note (--force): ${busyMachineMessage(busy)}`);
-  }
+  await checkQuietMachine(options.force, io.out);
   const value = makeValue(options.valueBytes, createRng(1));
   const body = putBody(value);
   const phases: Phase[] = [];

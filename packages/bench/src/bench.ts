@@ -2,7 +2,7 @@
  * One benchmark run: the bare fastify baseline, then the cluster (started here or given by URL):
  * a load phase if a read workload needs keys, then each workload for each target mode.
  */
-import { cpus, loadavg } from 'node:os';
+import { loadavg } from 'node:os';
 import { createRng, type Rng } from '@tessera/core';
 import type { Pool } from 'undici';
 import { startBareServer } from './bare.js';
@@ -12,10 +12,10 @@ import { createPool } from './http.js';
 import { createKeyChooser } from './keys.js';
 import { LoopDelayProbe } from './loop-probe.js';
 import { machineInfo } from './machine.js';
-import { type BenchOptions, UsageError } from './options.js';
+import type { BenchOptions } from './options.js';
 import { ProcessSampler } from './proc-sampler.js';
 import type { ProgressSink } from './progress.js';
-import { BUSY_CORES_MAX, busyMachineMessage, measureBusyCores } from './quiet-machine.js';
+import { checkQuietMachine } from './quiet-machine.js';
 import { type BenchReport, computeRatios, type PhaseResult, type TargetMode } from './results.js';
 import { currentRevision } from './revision.js';
 import { createKeyRouter, type KeyRouter } from './routing.js';
@@ -42,11 +42,8 @@ export async function runBench(options: BenchOptions, io: BenchIo): Promise<Benc
   const startedAt = new Date().toISOString();
   const loadAverageStart = loadavg();
   const revision = await currentRevision();
-  const busy = await measureBusyCores(cpus().length);
-  if (busy !== undefined && busy > BUSY_CORES_MAX) {
-    if (!options.force) throw new UsageError(busyMachineMessage(busy));
-    io.log(`Note (--force): ${busyMachineMessage(busy)}`);
-  } else if (loadAverageStart[0]! > BUSY_LOAD_AVERAGE) {
+  const busy = await checkQuietMachine(options.force, io.log);
+  if (!busy && loadAverageStart[0]! > BUSY_LOAD_AVERAGE) {
     io.log(
       `Note: the 1-minute load average is ${loadAverageStart[0]!.toFixed(2)}: other work on this machine will lower the figures.`,
     );

@@ -4,7 +4,9 @@
  * told `--force`. A load average lags by a minute and missed an idle leftover cluster twice.
  */
 import { readFile } from 'node:fs/promises';
+import { cpus } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { UsageError } from './options.js';
 
 /** Cores kept busy by other work above which a run refuses to start (without --force). */
 export const BUSY_CORES_MAX = 0.25;
@@ -51,4 +53,16 @@ export function busyMachineMessage(cores: number): string {
     'the figures would be low. Stop it first (leftover Tessera nodes: pgrep -af "main.js start"), ' +
     'or pass --force to measure anyway.'
   );
+}
+
+/**
+ * Refuses a busy machine with a UsageError that says what to do, unless `force`: then it says so
+ * through `log`. Answers whether other work kept the machine busy.
+ */
+export async function checkQuietMachine(force: boolean, log: (line: string) => void): Promise<boolean> {
+  const busy = await measureBusyCores(cpus().length);
+  if (busy === undefined || busy <= BUSY_CORES_MAX) return false;
+  if (!force) throw new UsageError(busyMachineMessage(busy));
+  log(`Note (--force): ${busyMachineMessage(busy)}`);
+  return true;
 }
