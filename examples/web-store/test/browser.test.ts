@@ -9,7 +9,7 @@ import { type Browser, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ClusterView, OrdersView } from '../src/shared/api.js';
 import { CHROMIUM_ARGS, type Harness, newCartId, startHarness } from './harness.js';
-import { attr, box, clusterContradictions, count, text, tid, until } from './page.js';
+import { attr, box, boxes, clusterContradictions, count, text, tid, until } from './page.js';
 
 /** Deadline for what the page shows after an action or a poll (polls run every 1.2 s). */
 const SHOWN_MS = 10_000;
@@ -229,7 +229,8 @@ describe('the web store in Chromium', () => {
     await text(page, tid('header-count'), '2', SHOWN_MS);
     expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(360);
     // The cart comes before the ten products, and the header's cart button brings it into view.
-    expect((await box(page, tid('cart'))).top).toBeLessThan((await box(page, tid('product-mug'))).top);
+    const [cart, mug] = await boxes(page, [tid('cart'), tid('product-mug')]);
+    expect(cart.top).toBeLessThan(mug.top);
     await page.evaluate(() => window.scrollTo(0, 0));
     await page.click(tid('header-cart'));
     await until(

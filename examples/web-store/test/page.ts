@@ -89,6 +89,37 @@ export async function box(
   });
 }
 
+type Rect = { top: number; bottom: number; left: number; right: number; width: number; height: number };
+
+/**
+ * The boxes of several elements measured in one evaluation, so that they compare: measured one
+ * call after another, a scroll or a render in between moves some of them and not the others.
+ */
+export async function boxes<const S extends readonly string[]>(
+  page: Page,
+  selectors: S,
+): Promise<{ -readonly [K in keyof S]: Rect }> {
+  const rects = await page.evaluate(
+    (all) => {
+      return all.map((selector) => {
+        const el = document.querySelector(selector);
+        if (el === null) throw new Error(`no element matches ${selector}`);
+        const r = el.getBoundingClientRect();
+        return {
+          top: r.top,
+          bottom: r.bottom,
+          left: r.left,
+          right: r.right,
+          width: r.width,
+          height: r.height,
+        };
+      });
+    },
+    selectors as readonly string[],
+  );
+  return rects as { -readonly [K in keyof S]: Rect };
+}
+
 /**
  * What contradicts itself in the cluster panel, in words (empty when nothing does): a node card's
  * link to a peer that is not the drawing's link between them, a chip on a card of a node that is

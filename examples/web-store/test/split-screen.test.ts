@@ -9,7 +9,7 @@ import { type Browser, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ClusterView } from '../src/shared/api.js';
 import { CHROMIUM_ARGS, type Harness, newCartId, startHarness } from './harness.js';
-import { attr, box, clusterContradictions, count, text, tid, until } from './page.js';
+import { attr, box, boxes, clusterContradictions, count, text, tid, until } from './page.js';
 
 const SHOWN_MS = 10_000;
 /** Deadline for a healed cluster's replicas to hold the same versions again. */
@@ -173,10 +173,14 @@ describe('what each replica holds, split-screen and the story player', () => {
       },
       SHOWN_MS,
     );
-    const [l, r] = [await box(phone, pane('left')), await box(phone, pane('right'))];
+    const [l, r, n0, n1] = await boxes(phone, [
+      pane('left'),
+      pane('right'),
+      tid('replica-n0'),
+      tid('replica-n1'),
+    ]);
     expect(r.top).toBeGreaterThanOrEqual(l.bottom);
     expect(r.width).toBeGreaterThan(330);
-    const [n0, n1] = [await box(phone, tid('replica-n0')), await box(phone, tid('replica-n1'))];
     expect(n1.top).toBeGreaterThanOrEqual(n0.bottom);
     expect(await phone.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
     expect((await box(phone, '.topbar')).height).toBeLessThanOrEqual(64);

@@ -9,7 +9,7 @@
 import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CHROMIUM_ARGS, type Harness, newCartId, startHarness, storedCart } from './harness.js';
-import { attr, box, clusterContradictions, count, text, tid, until } from './page.js';
+import { attr, box, boxes, clusterContradictions, count, text, tid, until } from './page.js';
 
 const SHOWN_MS = 10_000;
 /** Deadline for a healed cluster's replicas to bring the versions together. */
@@ -233,9 +233,11 @@ describe('the paper’s story in two tabs: 1280x800 and a 390x844 phone', () => 
     expect((await box(right, '.topbar')).height).toBeLessThanOrEqual(64);
 
     // The desktop tab: versions side by side and the merge beside them, the arrow pointing at it.
-    const da = await box(left, `${tid('version')}[data-label="A"]`);
-    const db = await box(left, `${tid('version')}[data-label="B"]`);
-    const dm = await box(left, tid('merged'));
+    const [da, db, dm] = await boxes(left, [
+      `${tid('version')}[data-label="A"]`,
+      `${tid('version')}[data-label="B"]`,
+      tid('merged'),
+    ]);
     expect([db.top, dm.top]).toEqual([da.top, da.top]);
     expect(db.left).toBeGreaterThan(da.right);
     expect(dm.left).toBeGreaterThan(db.right);
