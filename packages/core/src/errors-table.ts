@@ -51,7 +51,11 @@ const G = GrpcStatus;
 /** The single table from error code to origin, HTTP and gRPC status, and summary. */
 export const ERROR_CODES = {
   BAD_REQUEST: node(400, G.INVALID_ARGUMENT, 'The request is malformed.'),
-  INVALID_JSON: node(400, G.INVALID_ARGUMENT, 'The body is not valid JSON.'),
+  INVALID_JSON: node(
+    400,
+    G.INVALID_ARGUMENT,
+    'The body is not valid JSON, or holds a key `__proto__` or `constructor.prototype` (refused: prototype poisoning).',
+  ),
   INVALID_KEY: node(400, G.INVALID_ARGUMENT, 'The key is empty or longer than 1024 bytes of UTF-8.'),
   INVALID_CONTEXT: node(
     400,

@@ -198,7 +198,12 @@ function toTesseraError(err: FastifyError, log: Logger): TesseraError {
         `The key is longer than the 1024 bytes of UTF-8 a key may have.`,
       );
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
-      return new TesseraError('INVALID_JSON', `The body is not valid JSON: ${err.message}`);
+      // The parser refuses some valid JSON too (secure-json-parse: prototype poisoning).
+      return new TesseraError(
+        'INVALID_JSON',
+        'The body is not valid JSON, or it holds a key __proto__ (or a key constructor with a key ' +
+          'prototype inside), which this server refuses (prototype poisoning). Send valid JSON without such keys.',
+      );
   }
   if (err instanceof SyntaxError || err.statusCode === 400) {
     return new TesseraError('INVALID_JSON', `The body is not valid JSON: ${err.message}`);
