@@ -7,8 +7,8 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { anyKey, oddSegment, segmentOf } from './fuzz-http-keys.js';
-import { expectClientReply, MiB, type RawReply, send, watchRss } from './fuzz-kit.js';
-import { startCluster, type TestCluster } from './helpers.js';
+import { expectAnswer, json, MiB, poisoned, send, watchRss } from './fuzz-kit.js';
+import { kvPath, startCluster, type TestCluster } from './helpers.js';
 
 const VALUE_BYTES_MAX = 4096;
 /** A node idles at well under 150 MiB; the fuzzing must not grow it past this. */
@@ -39,11 +39,11 @@ beforeAll(async () => {
     const put = await send(
       urls[i % 2]!,
       'PUT',
-      path(key),
+      kvPath(key),
       json({ value: { i, key, list: [1, 'two', null] } }),
     );
     expect(put.status).toBe(200);
-    known.set(key, (await send(urls[0]!, 'GET', path(key))).text);
+    known.set(key, (await send(urls[0]!, 'GET', kvPath(key))).text);
   }
 }, 60_000);
 
@@ -52,37 +52,8 @@ afterAll(async () => {
   await cluster?.destroy();
 });
 
-function path(key: string, query = ''): string {
-  return `/v1/kv/${encodeURIComponent(key)}${query}`;
-}
-
-function json(body: unknown): { body: string; headers: Record<string, string> } {
-  return { body: JSON.stringify(body), headers: { 'content-type': 'application/json' } };
-}
-
-/**
- * Whether fastify's JSON parser (secure-json-parse) refuses `value` as prototype poisoning: a key
- * `__proto__`, or a key `constructor` holding an object with a key `prototype`, at any depth.
- */
-function poisoned(value: unknown): boolean {
-  if (value === null || typeof value !== 'object') return false;
-  if (Array.isArray(value)) return value.some(poisoned);
-  if (Object.hasOwn(value, '__proto__')) return true;
-  const ctor: unknown = Object.hasOwn(value, 'constructor')
-    ? (value as { constructor: unknown }).constructor
-    : undefined;
-  if (ctor !== null && typeof ctor === 'object' && Object.hasOwn(ctor, 'prototype')) return true;
-  return Object.values(value).some(poisoned);
-}
-
 /** The node to send to, drawn by the property. */
 const nodeIndex = fc.integer({ min: 0, max: 1 });
-
-/** Whatever the node said, it is something a client may be told. */
-function expectAnswer(reply: RawReply, what: string, timeoutAsked = false): unknown {
-  if (timeoutAsked && reply.status === 504) return undefined;
-  return expectClientReply(reply, what);
-}
 
 describe('HTTP fuzzing', () => {
   it('any key: a write is answered below 500, and a well-formed key reads its value back', async () => {
@@ -227,7 +198,7 @@ describe('HTTP fuzzing', () => {
 
   it('contexts that are random, mutated, truncated or of another key are refused with 400, never 5xx', async () => {
     const ctxOf = async (key: string): Promise<string> => {
-      const put = await send(urls[0]!, 'PUT', path(key), json({ value: key }));
+      const put = await send(urls[0]!, 'PUT', kvPath(key), json({ value: key }));
       return (JSON.parse(put.text) as { context: string }).context;
     };
     const mine = await ctxOf('ctx-mine');
@@ -256,8 +227,8 @@ describe('HTTP fuzzing', () => {
     await fc.assert(
       fc.asyncProperty(mutation, fc.boolean(), nodeIndex, async (context, isDelete, n) => {
         const reply = isDelete
-          ? await send(urls[n]!, 'DELETE', path('ctx-mine'), json({ context }))
-          : await send(urls[n]!, 'PUT', path('ctx-mine'), json({ value: 'mutated', context }));
+          ? await send(urls[n]!, 'DELETE', kvPath('ctx-mine'), json({ context }))
+          : await send(urls[n]!, 'PUT', kvPath('ctx-mine'), json({ value: 'mutated', context }));
         const body = expectAnswer(reply, `context ${context.slice(0, 80)}`) as { error?: { code: string } };
         if (context !== mine) {
           expect(reply.status, `context ${context.slice(0, 80)}`).toBe(400);
@@ -376,7 +347,7 @@ describe('HTTP fuzzing', () => {
         // Framing headers are exercised byte by byte in the socket-level test.
         for (const framing of ['transfer-encoding', 'content-length', 'connection', 'expect', 'host'])
           delete h[framing];
-        const reply = await send(urls[n]!, m, path('fuzz-headers'), {
+        const reply = await send(urls[n]!, m, kvPath('fuzz-headers'), {
           body: m === 'GET' ? undefined : JSON.stringify({ value: 1 }),
           headers: h,
         }).catch((err: unknown) => ({ status: -1, headers: {}, text: String(err) }));
@@ -393,7 +364,7 @@ describe('HTTP fuzzing', () => {
 
   it('keeps every key written before the fuzzing, byte for byte, and bounded memory', async () => {
     for (const [key, body] of known) {
-      const now = await send(urls[1]!, 'GET', path(key));
+      const now = await send(urls[1]!, 'GET', kvPath(key));
       expect(now.status).toBe(200);
       expect(now.text).toBe(body);
     }
@@ -406,13 +377,13 @@ describe('HTTP fuzzing regressions', () => {
   const nested = (depth: number): string => `{"value":${'['.repeat(depth)}${']'.repeat(depth)}}`;
 
   it('refuses a value nested deeper than 100 levels with 400 (it used to overflow the stack: 500)', async () => {
-    const deep = await send(urls[0]!, 'PUT', path('deep'), {
+    const deep = await send(urls[0]!, 'PUT', kvPath('deep'), {
       body: nested(5000),
       headers: { 'content-type': 'application/json' },
     });
     expect(deep.status).toBe(400);
     expect(JSON.parse(deep.text)).toMatchObject({ error: { code: 'BAD_REQUEST' } });
-    const ok = await send(urls[0]!, 'PUT', path('deep'), {
+    const ok = await send(urls[0]!, 'PUT', kvPath('deep'), {
       body: nested(100),
       headers: { 'content-type': 'application/json' },
     });

@@ -172,3 +172,29 @@ export function watchRss(pid: number, everyMs = 100): { stop(): Promise<number>;
 }
 
 export const MiB = 1024 * 1024;
+
+/** A JSON request body with its content type. */
+export function json(body: unknown): { body: string; headers: Record<string, string> } {
+  return { body: JSON.stringify(body), headers: { 'content-type': 'application/json' } };
+}
+
+/**
+ * Whether fastify's JSON parser (secure-json-parse) refuses `value` as prototype poisoning: a key
+ * `__proto__`, or a key `constructor` holding an object with a key `prototype`, at any depth.
+ */
+export function poisoned(value: unknown): boolean {
+  if (value === null || typeof value !== 'object') return false;
+  if (Array.isArray(value)) return value.some(poisoned);
+  if (Object.hasOwn(value, '__proto__')) return true;
+  const ctor: unknown = Object.hasOwn(value, 'constructor')
+    ? (value as { constructor: unknown }).constructor
+    : undefined;
+  if (ctor !== null && typeof ctor === 'object' && Object.hasOwn(ctor, 'prototype')) return true;
+  return Object.values(value).some(poisoned);
+}
+
+/** Whatever the node said, it is something a client may be told. */
+export function expectAnswer(reply: RawReply, what: string, timeoutAsked = false): unknown {
+  if (timeoutAsked && reply.status === 504) return undefined;
+  return expectClientReply(reply, what);
+}

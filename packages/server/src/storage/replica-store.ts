@@ -30,6 +30,14 @@ import { KeyLock } from './key-lock.js';
 import { migrateLayout } from './layout.js';
 import { PartitionTrees, type StoredTally } from './partition-trees.js';
 import { checkPartition, scanSizedStates, scanStates, scanTombstoneIndex } from './replica-scans.js';
+import type {
+  ChangeOptions,
+  CollectTest,
+  Located,
+  ReplicaStoreOptions,
+  ScanOptions,
+  UpdateHooks,
+} from './replica-store-options.js';
 import type { CachedState, StateCacheStats } from './state-cache.js';
 import {
   bucketRange,
@@ -45,54 +53,6 @@ import {
 import { checkSiblings, tombstoneIndexOp } from './stored-state.js';
 import { StoredStates } from './stored-states.js';
 import type { StoredVersion } from './stored-version.js';
-
-export interface ReplicaStoreOptions {
-  /** Q, the ring's fixed partition count. */
-  readonly partitionCount: number;
-  /** fsync every write (durability against power loss, not only against a crashed process). */
-  readonly sync: boolean;
-  /** fsync the coordinator's own writes (`update`) even without `sync`: durability 'fsync-one'. */
-  readonly syncUpdates?: boolean;
-  /** `update` refuses to grow a key beyond this many siblings (TOO_MANY_SIBLINGS). `merge` never does. */
-  readonly siblingsMax?: number;
-  /** The clock that stamps the tombstone index; default Date.now. */
-  readonly now?: () => number;
-  /** Bound of the cache of recent states (state-cache.ts); 0 turns it off. */
-  readonly stateCacheBytesMax?: number;
-  /** How long a small group of writes may wait for more while writes keep coming (group-commit.ts). */
-  readonly commitHoldMs?: number;
-  /** Bound of the filter of stored keys (key-filter.ts); 0 turns it off. */
-  readonly keyFilterBytesMax?: number;
-}
-
-export interface UpdateHooks {
-  /**
-   * Called under the key's lock with the new state once it is decided, before it is written: the
-   * coordinator starts sending it to the other replicas while its own copy is being written.
-   */
-  readonly beforeWrite?: (next: KeyState, encoded: Uint8Array) => void;
-}
-
-interface ChangeOptions extends UpdateHooks {
-  readonly limitSiblings: boolean;
-  readonly sync: boolean;
-}
-
-export interface ScanOptions {
-  /** At most this many keys. */
-  readonly limit?: number;
-  /** Resume after this user key (exclusive), e.g. the last key of the previous page. */
-  readonly afterKey?: string;
-}
-
-/** A key and its place, located once per change. */
-interface Located {
-  readonly key: string;
-  readonly at: Location;
-}
-
-/** Decides under the key's lock whether a tombstone may go; `sinceMs` is when it last changed here. */
-export type CollectTest = (state: KeyState, sinceMs: number) => boolean;
 
 export class ReplicaStore {
   private readonly lock = new KeyLock();

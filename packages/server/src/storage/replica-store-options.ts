@@ -1,0 +1,51 @@
+/** What a ReplicaStore is told: its options, a change's hooks and options, scans and tombstone collection. */
+import type { KeyState } from '@tessera/core';
+import type { Location } from './stored-keys.js';
+
+export interface ReplicaStoreOptions {
+  /** Q, the ring's fixed partition count. */
+  readonly partitionCount: number;
+  /** fsync every write (durability against power loss, not only against a crashed process). */
+  readonly sync: boolean;
+  /** fsync the coordinator's own writes (`update`) even without `sync`: durability 'fsync-one'. */
+  readonly syncUpdates?: boolean;
+  /** `update` refuses to grow a key beyond this many siblings (TOO_MANY_SIBLINGS). `merge` never does. */
+  readonly siblingsMax?: number;
+  /** The clock that stamps the tombstone index; default Date.now. */
+  readonly now?: () => number;
+  /** Bound of the cache of recent states (state-cache.ts); 0 turns it off. */
+  readonly stateCacheBytesMax?: number;
+  /** How long a small group of writes may wait for more while writes keep coming (group-commit.ts). */
+  readonly commitHoldMs?: number;
+  /** Bound of the filter of stored keys (key-filter.ts); 0 turns it off. */
+  readonly keyFilterBytesMax?: number;
+}
+
+export interface UpdateHooks {
+  /**
+   * Called under the key's lock with the new state once it is decided, before it is written: the
+   * coordinator starts sending it to the other replicas while its own copy is being written.
+   */
+  readonly beforeWrite?: (next: KeyState, encoded: Uint8Array) => void;
+}
+
+export interface ChangeOptions extends UpdateHooks {
+  readonly limitSiblings: boolean;
+  readonly sync: boolean;
+}
+
+export interface ScanOptions {
+  /** At most this many keys. */
+  readonly limit?: number;
+  /** Resume after this user key (exclusive), e.g. the last key of the previous page. */
+  readonly afterKey?: string;
+}
+
+/** A key and its place, located once per change. */
+export interface Located {
+  readonly key: string;
+  readonly at: Location;
+}
+
+/** Decides under the key's lock whether a tombstone may go; `sinceMs` is when it last changed here. */
+export type CollectTest = (state: KeyState, sinceMs: number) => boolean;
