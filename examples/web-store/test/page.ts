@@ -121,6 +121,27 @@ export async function boxes<const S extends readonly string[]>(
 }
 
 /**
+ * Waits until `test` holds of the boxes of `selectors`, measured together (`boxes`), and answers
+ * them; elements not there yet count as not yet.
+ */
+export async function untilBoxes<const S extends readonly string[]>(
+  page: Page,
+  what: string,
+  selectors: S,
+  test: (rects: { -readonly [K in keyof S]: Rect }) => boolean,
+  timeout: number,
+): Promise<{ -readonly [K in keyof S]: Rect }> {
+  const deadline = Date.now() + timeout;
+  for (;;) {
+    const rects = await boxes(page, selectors).catch(() => undefined);
+    if (rects !== undefined && test(rects)) return rects;
+    if (Date.now() > deadline)
+      throw new Error(`timed out after ${timeout} ms waiting until ${what} (${page.url()})`);
+    await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+  }
+}
+
+/**
  * What contradicts itself in the cluster panel, in words (empty when nothing does): a node card's
  * link to a peer that is not the drawing's link between them, a chip on a card of a node that is
  * not up, a health line whose kind the links do not give, a pid on a node that is not up.

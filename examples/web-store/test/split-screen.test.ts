@@ -9,7 +9,7 @@ import { type Browser, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ClusterView } from '../src/shared/api.js';
 import { CHROMIUM_ARGS, type Harness, newCartId, startHarness } from './harness.js';
-import { attr, box, boxes, clusterContradictions, count, text, tid, until } from './page.js';
+import { attr, box, clusterContradictions, count, text, tid, until, untilBoxes } from './page.js';
 
 const SHOWN_MS = 10_000;
 /** Deadline for a healed cluster's replicas to hold the same versions again. */
@@ -75,22 +75,13 @@ describe('what each replica holds, split-screen and the story player', () => {
     // The left half is this tab, pinned to n0 (it was on auto); the right half talks to n2.
     await attr(page, pane('left'), 'data-node', 'n0', SHOWN_MS);
     await attr(page, pane('right'), 'data-node', 'n2', SHOWN_MS);
-    // Both halves measured in one evaluation: measured one after the other, a scroll or a render
-    // between the two calls moved one of them (a fresh CI run saw the right half 196 px lower).
-    await until(
+    // Both halves measured together, and waited for: measured one call after the other, a scroll
+    // between the two moved one of them (a fresh CI run saw the right half 196 px lower).
+    await untilBoxes(
       page,
       'the right half beside the left one, at the same height',
-      () => {
-        const rect = (testid: string) =>
-          document.querySelector(`[data-testid="${testid}"]`)?.getBoundingClientRect();
-        const [left, right] = [rect('pane-left'), rect('pane-right')];
-        return (
-          left !== undefined &&
-          right !== undefined &&
-          Math.abs(right.top - left.top) < 0.5 &&
-          right.left > left.right
-        );
-      },
+      [pane('left'), pane('right')],
+      ([l, r]) => Math.abs(r.top - l.top) < 0.5 && r.left > l.right,
       SHOWN_MS,
     );
     // No shop in split-screen: the halves have their own buttons.
@@ -155,30 +146,13 @@ describe('what each replica holds, split-screen and the story player', () => {
     await attr(phone, pane('right'), 'data-node', 'n2', SHOWN_MS);
     await count(phone, paneItem('right', 'lamp'), 1, SHOWN_MS);
     // Waited for: a fresh CI run measured the panes while the page was still laying them out.
-    await until(
+    const [l, r, n0, n1] = await untilBoxes(
       phone,
       'the right pane and replica n1 are stacked under the left pane and n0',
-      () => {
-        const rect = (testid: string) =>
-          document.querySelector(`[data-testid="${testid}"]`)?.getBoundingClientRect();
-        const [left, right, n0, n1] = ['pane-left', 'pane-right', 'replica-n0', 'replica-n1'].map(rect);
-        return (
-          left !== undefined &&
-          right !== undefined &&
-          n0 !== undefined &&
-          n1 !== undefined &&
-          right.top >= left.bottom &&
-          n1.top >= n0.bottom
-        );
-      },
+      [pane('left'), pane('right'), tid('replica-n0'), tid('replica-n1')],
+      ([left, right, r0, r1]) => right.top >= left.bottom && r1.top >= r0.bottom,
       SHOWN_MS,
     );
-    const [l, r, n0, n1] = await boxes(phone, [
-      pane('left'),
-      pane('right'),
-      tid('replica-n0'),
-      tid('replica-n1'),
-    ]);
     expect(r.top).toBeGreaterThanOrEqual(l.bottom);
     expect(r.width).toBeGreaterThan(330);
     expect(n1.top).toBeGreaterThanOrEqual(n0.bottom);
