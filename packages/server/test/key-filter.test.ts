@@ -25,6 +25,7 @@ interface KeyFilterView {
   readsSkipped: number;
 }
 
+const FILTER_BYTES_MAX = 16 * 1024 * 1024;
 let cluster: TestCluster;
 const url = (i: number): string => cluster.nodes[i]!.url;
 const keyFilter = async (i: number): Promise<KeyFilterView> =>
@@ -32,7 +33,12 @@ const keyFilter = async (i: number): Promise<KeyFilterView> =>
 
 beforeAll(async () => {
   // No anti-entropy or handoff during the test: a replica that lost a version must show it.
-  const config = await configFile({ antiEntropyIntervalMs: 3_600_000, handoffIntervalMs: 600_000 });
+  // keyFilterBytesMax not at its default: the config must reach the store.
+  const config = await configFile({
+    antiEntropyIntervalMs: 3_600_000,
+    handoffIntervalMs: 600_000,
+    keyFilterBytesMax: FILTER_BYTES_MAX,
+  });
   cluster = await startCluster(3, ['--config', config]);
 }, 60_000);
 
@@ -48,7 +54,7 @@ async function put(i: number, key: string, value: unknown): Promise<void> {
 describe('key filter', () => {
   it('answers writes of fresh keys and gets of missing ones from memory', async () => {
     const before = await keyFilter(1);
-    expect(before).toMatchObject({ answering: true, saturated: false, bytesMax: 32 * 1024 * 1024 });
+    expect(before).toMatchObject({ answering: true, saturated: false, bytesMax: FILTER_BYTES_MAX });
     for (let i = 0; i < 20; i++) await put(0, `fresh/${i}`, i);
     expect((await http(url(1), 'GET', kvPath('never/written'))).status).toBe(404);
     const after = await keyFilter(1);
