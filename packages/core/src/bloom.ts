@@ -4,8 +4,8 @@
  * a layer twice as large with half the false-positive rate is added, so the whole filter's rate
  * stays under twice the first layer's however many keys come. A key is looked up in every layer.
  *
- * `mayHold` answering false is certain: the key was never added. True may be wrong (about 1% of
- * keys never added, at most about 2%). Memory is bounded by `bytesMax`: a filter that would need
+ * `mayHold` answering false is certain: the key was never added. True may be wrong (about 0.05%
+ * of keys never added, at most about 0.1%, plus the hash collisions of `secondHash`). Memory is bounded by `bytesMax`: a filter that would need
  * more gives up (`saturated`), frees its layers and answers true for every key, which is always
  * safe; so does a filter with `bytesMax` 0.
  */
@@ -21,9 +21,14 @@ export interface BloomFilterStats {
   readonly saturated: boolean;
 }
 
-/** The first layer's size in keys, and its false-positive rate. */
+/**
+ * The first layer's size in keys, and its false-positive rate: low, because every false "may hold"
+ * is a LevelDB get of an absent key, and LevelDB counts such gets against its newest table files
+ * ("seek compaction"): at 1% a node taking fresh keys compacted every new level-0 file into level
+ * 1 within seconds (docs/benchmarks.md, issue 18's seventh round).
+ */
 export const BLOOM_FIRST_LAYER_KEYS = 1 << 16;
-const FIRST_LAYER_FALSE_POSITIVE = 0.01;
+const FIRST_LAYER_FALSE_POSITIVE = 0.0005;
 /** Each layer's false-positive rate is this times the one before. */
 const TIGHTENING = 0.5;
 const SEED = 0x9747b28c;

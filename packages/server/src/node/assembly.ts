@@ -17,6 +17,7 @@ import { Handoff } from '../handoff/handoff.js';
 import type { Logger } from '../logger.js';
 import type { StorageEngine } from '../storage/engine.js';
 import { HintStore } from '../storage/hint-store.js';
+import { keyFilterSaturated } from '../storage/key-filter.js';
 import { ReplicaStore } from '../storage/replica-store.js';
 import { StrongService } from '../strong/service.js';
 import { FaultSwitches } from './fault-switches.js';
@@ -111,7 +112,8 @@ function peerDirectory({ config, view, connect, now, log }: NodeGround, metrics:
 }
 
 /** The stores on the engine; both still to be opened (`openStores`). */
-function stores({ config, engine, view, now }: NodeGround): Pick<NodeParts, 'store' | 'hints'> {
+function stores({ config, engine, view, now, log }: NodeGround): Pick<NodeParts, 'store' | 'hints'> {
+  const storeLog = log.child({ component: 'store' });
   const store = new ReplicaStore(engine, {
     partitionCount: view.require().ring.partitionCount,
     sync: config.durability === 'fsync',
@@ -119,6 +121,7 @@ function stores({ config, engine, view, now }: NodeGround): Pick<NodeParts, 'sto
     siblingsMax: config.siblingsMax,
     stateCacheBytesMax: config.stateCacheBytesMax,
     keyFilterBytesMax: config.keyFilterBytesMax,
+    onKeyFilterSaturated: (stats) => storeLog.warn({ keyFilter: stats }, keyFilterSaturated(stats.bytesMax)),
     commitHoldMs: config.commitHoldMs,
     now,
   });

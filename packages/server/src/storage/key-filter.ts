@@ -17,6 +17,15 @@ import type { StorageEngine } from './engine.js';
 /** Default bound of the filter's memory (config `keyFilterBytesMax`): about 8 million keys. */
 export const KEY_FILTER_BYTES_DEFAULT = 32 * 1024 * 1024;
 
+/** What an operator reads when the filter stops answering (logged once per open). */
+export function keyFilterSaturated(bytesMax: number): string {
+  return (
+    `The key filter needs more than keyFilterBytesMax (${bytesMax} bytes) for the keys this node ` +
+    'stores and stopped answering: a write or get of a key the node never stored now reads LevelDB ' +
+    'first (correct, but slower). Raise keyFilterBytesMax (about 4 bytes a key) and restart the node.'
+  );
+}
+
 export interface KeyFilterStats extends BloomFilterStats {
   /** The scan of stored keys has ended: absent keys are now answered from memory. */
   readonly ready: boolean;
@@ -28,9 +37,15 @@ export class KeyFilter {
   private readonly filter: BloomFilter;
   private ready = false;
   private readsSkipped = 0;
+  private told: boolean;
 
-  constructor(bytesMax: number) {
+  /** `onSaturated` is called once, when the filter passes its bound and stops answering. */
+  constructor(
+    bytesMax: number,
+    private readonly onSaturated: (stats: KeyFilterStats) => void = () => {},
+  ) {
     this.filter = new BloomFilter(bytesMax);
+    this.told = bytesMax === 0; // off by choice: nothing to tell
   }
 
   /**
@@ -40,7 +55,7 @@ export class KeyFilter {
   async build(engine: StorageEngine): Promise<void> {
     if (this.filter.saturated) return;
     for await (const [stored] of engine.iterate('data')) {
-      this.filter.add(stored);
+      this.add(stored);
       if (this.filter.saturated) return;
     }
     this.ready = true;
@@ -49,6 +64,10 @@ export class KeyFilter {
   /** Before the engine is asked to store `dataKey`. */
   add(dataKey: string): void {
     this.filter.add(dataKey);
+    if (this.filter.saturated && !this.told) {
+      this.told = true;
+      this.onSaturated(this.stats());
+    }
   }
 
   /** False only when the engine certainly does not hold `dataKey`. */

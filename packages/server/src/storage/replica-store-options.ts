@@ -1,5 +1,6 @@
 /** What a ReplicaStore is told: its options, a change's hooks and options, scans and tombstone collection. */
 import type { KeyState } from '@tessera/core';
+import type { KeyFilterStats } from './key-filter.js';
 import type { Location } from './stored-keys.js';
 
 export interface ReplicaStoreOptions {
@@ -19,6 +20,8 @@ export interface ReplicaStoreOptions {
   readonly commitHoldMs?: number;
   /** Bound of the filter of stored keys (key-filter.ts); 0 turns it off. */
   readonly keyFilterBytesMax?: number;
+  /** Called once per open when the filter of stored keys passes its bound and stops answering. */
+  readonly onKeyFilterSaturated?: (stats: KeyFilterStats) => void;
 }
 
 export interface UpdateHooks {

@@ -19,6 +19,8 @@ export interface StoredStatesOptions {
   readonly stateCacheBytesMax?: number;
   /** Bound of the filter of stored keys; 0 turns it off. */
   readonly keyFilterBytesMax?: number;
+  /** Called once per open when the filter passes its bound and stops answering. */
+  readonly onKeyFilterSaturated?: (stats: KeyFilterStats) => void;
 }
 
 const ABSENT: Promise<undefined> = Promise.resolve(undefined);
@@ -92,6 +94,9 @@ export class StoredStates {
   }
 
   private newFilter(): KeyFilter {
-    return new KeyFilter(this.options.keyFilterBytesMax ?? KEY_FILTER_BYTES_DEFAULT);
+    return new KeyFilter(
+      this.options.keyFilterBytesMax ?? KEY_FILTER_BYTES_DEFAULT,
+      this.options.onKeyFilterSaturated,
+    );
   }
 }
