@@ -53,10 +53,8 @@ export async function put(
   await engine.batch([{ type: 'put', ns, key, value }]);
 }
 
-export async function collect(
-  iterable: AsyncIterable<[string, Uint8Array]>,
-): Promise<[string, Uint8Array][]> {
-  const out: [string, Uint8Array][] = [];
+export async function collect<T>(iterable: AsyncIterable<T>): Promise<T[]> {
+  const out: T[] = [];
   for await (const entry of iterable) out.push(entry);
   return out;
 }

@@ -1,5 +1,6 @@
 /** Conformance: iteration order, ranges and limits, namespace boundaries. */
 
+import { keysOf } from '../storage/base-engine.js';
 import type { KeyRange, StorageEngine } from '../storage/engine.js';
 import {
   collect,
@@ -89,6 +90,18 @@ export function iterateConformance(t: TestFunctions, makeEngine: EngineFactory):
         }
       }));
 
+    it('lists the same keys without values (keys, or keysOf without it), in non-empty batches', () =>
+      withEngine(makeEngine, async (engine) => {
+        await fill(engine);
+        for (const range of RANGES) {
+          const batches = await collect(keysOf(engine, 'data', range));
+          expect(batches.every((batch) => batch.length > 0)).toBe(true);
+          const want = expected(range).map(([key]) => key);
+          expect(batches.flat(), JSON.stringify(range)).toEqual(want);
+        }
+        expect((await collect(keysOf(engine, 'meta'))).flat()).toEqual(['', 'zz', '\uffff']);
+      }));
+
     it('stays within its namespace', () =>
       withEngine(makeEngine, async (engine) => {
         await fill(engine);
@@ -110,6 +123,10 @@ export function iterateConformance(t: TestFunctions, makeEngine: EngineFactory):
           if (++seen === 3) break;
         }
         expect(seen).toBe(3);
+        for await (const batch of keysOf(engine, 'data', { limit: 5 })) {
+          expect(batch.length).toBeGreaterThan(0);
+          break;
+        }
         await put(engine, 'data', 'after', text('x'));
         expect(await engine.get('data', 'after')).toEqual(text('x'));
       }));

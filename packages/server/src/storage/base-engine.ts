@@ -9,6 +9,29 @@ import { isStorableKey } from './keys.js';
 
 export const NAMESPACES: readonly Namespace[] = Object.freeze(['data', 'hints', 'meta']);
 
+/** Keys gathered per batch by `keysOf`. */
+const KEY_BATCH_SIZE = 1_000;
+
+/** A namespace's keys in batches: the engine's own `keys` when it has one, else from `iterate`. */
+export function keysOf(
+  engine: StorageEngine,
+  ns: Namespace,
+  range?: KeyRange,
+): AsyncIterable<readonly string[]> {
+  return engine.keys?.(ns, range) ?? batchKeys(engine.iterate(ns, range));
+}
+
+async function* batchKeys(entries: AsyncIterable<[string, Uint8Array]>): AsyncIterable<readonly string[]> {
+  let batch: string[] = [];
+  for await (const [key] of entries) {
+    batch.push(key);
+    if (batch.length < KEY_BATCH_SIZE) continue;
+    yield batch;
+    batch = [];
+  }
+  if (batch.length > 0) yield batch;
+}
+
 /** A range whose bounds are checked and whose limit is a whole number (Infinity when absent). */
 export interface CheckedRange {
   readonly gte: string | undefined;
@@ -30,6 +53,10 @@ export abstract class BaseEngine implements StorageEngine {
   /** Called with at least one op, every op checked. */
   protected abstract _batch(ops: readonly BatchOp[], sync: boolean): Promise<void>;
   protected abstract _iterate(ns: Namespace, range: CheckedRange): AsyncIterable<[string, Uint8Array]>;
+  /** `_iterate`'s keys in batches; an engine that can skip reading values overrides it. */
+  protected _keys(ns: Namespace, range: CheckedRange): AsyncIterable<readonly string[]> {
+    return batchKeys(this._iterate(ns, range));
+  }
   /** Every entry, namespace then key order, as of the call. */
   protected abstract _snapshot(): AsyncIterable<SnapshotEntry>;
 
@@ -85,6 +112,12 @@ export abstract class BaseEngine implements StorageEngine {
     this.checkOpen();
     checkNamespace(ns);
     return this._iterate(ns, checkRange(range));
+  }
+
+  keys(ns: Namespace, range: KeyRange = {}): AsyncIterable<readonly string[]> {
+    this.checkOpen();
+    checkNamespace(ns);
+    return this._keys(ns, checkRange(range));
   }
 
   snapshot(): AsyncIterable<SnapshotEntry> {

@@ -46,6 +46,12 @@ export interface StorageEngine {
    */
   iterate(ns: Namespace, range?: KeyRange): AsyncIterable<[string, Uint8Array]>;
   /**
+   * The keys `iterate` would yield, in the same order, in batches of any size (none empty), without
+   * their values: for scans that need only keys (the key filter's, at every open). Optional: without
+   * it such scans read the values too (`keysOf` in base-engine.ts).
+   */
+  keys?(ns: Namespace, range?: KeyRange): AsyncIterable<readonly string[]>;
+  /**
    * Every entry of every namespace as of one instant (a point-in-time copy while writes go on), in
    * namespace then key order; for backups (storage/snapshot.ts). Optional: an engine without it
    * cannot be snapshotted.

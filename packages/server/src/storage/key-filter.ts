@@ -12,6 +12,7 @@
  * them. Nothing but ReplicaStore writes the 'data' namespace once the store is open.
  */
 import { BloomFilter, type BloomFilterStats } from '@tessera/core';
+import { keysOf } from './base-engine.js';
 import type { StorageEngine } from './engine.js';
 
 /** Default bound of the filter's memory (config `keyFilterBytesMax`): about 8 million keys. */
@@ -54,8 +55,8 @@ export class KeyFilter {
    */
   async build(engine: StorageEngine): Promise<void> {
     if (this.filter.saturated) return;
-    for await (const [stored] of engine.iterate('data')) {
-      this.add(stored);
+    for await (const keys of keysOf(engine, 'data')) {
+      for (const key of keys) this.add(key);
       if (this.filter.saturated) return;
     }
     this.ready = true;
