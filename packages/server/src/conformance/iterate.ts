@@ -124,7 +124,7 @@ export function iterateConformance(t: TestFunctions, makeEngine: EngineFactory):
         }
         expect(seen).toBe(3);
         for await (const batch of keysOf(engine, 'data', { limit: 5 })) {
-          expect(batch.length).toBeGreaterThan(0);
+          expect(batch.length > 0).toBe(true);
           break;
         }
         await put(engine, 'data', 'after', text('x'));
