@@ -22,8 +22,9 @@ export const KEY_FILTER_BYTES_DEFAULT = 32 * 1024 * 1024;
 export function keyFilterSaturated(bytesMax: number): string {
   return (
     `The key filter needs more than keyFilterBytesMax (${bytesMax} bytes) for the keys this node ` +
-    'stores and stopped answering: a write or get of a key the node never stored now reads LevelDB ' +
-    'first (correct, but slower). Raise keyFilterBytesMax (about 4 bytes a key) and restart the node.'
+    'stores and stopped answering: a write or get of a key the node never stored now reads the ' +
+    'storage engine first (correct, but slower). Raise keyFilterBytesMax (about 4 bytes a key) and ' +
+    'restart the node.'
   );
 }
 
