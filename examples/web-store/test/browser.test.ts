@@ -5,64 +5,33 @@
  * under a tab; the small things (names, removing, the guide's words); a 360 px phone. The paper's
  * story in two tabs is in two-tabs.test.ts.
  */
-import { type Browser, chromium, type Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
 import type { ClusterView, OrdersView } from '../src/shared/api.js';
-import { CHROMIUM_ARGS, type Harness, newCartId, startHarness } from './harness.js';
+import { newCartId } from './harness.js';
 import { attr, box, boxes, clusterContradictions, count, text, tid, until } from './page.js';
+import { addToCart, cartLine, expectCart, useStoreSession } from './store-session.js';
 
 /** Deadline for what the page shows after an action or a poll (polls run every 1.2 s). */
 const SHOWN_MS = 10_000;
 /** Deadline for the nodes' failure detectors to be back in touch after a restart. */
 const SETTLED_MS = 20_000;
 
-let h: Harness;
-let browser: Browser;
-const errors: string[] = [];
+const s = useStoreSession();
+const { errors } = s;
 
-beforeAll(async () => {
-  [h, browser] = await Promise.all([
-    startHarness(),
-    chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS }),
-  ]);
-}, 60_000);
+const open = (path: string, viewport = { width: 1360, height: 900 }): Promise<Page> =>
+  s.open(path, { viewport }, SHOWN_MS);
 
-afterAll(async () => {
-  await browser?.close();
-  await h?.close();
-});
+const line = cartLine;
 
-async function open(path: string, viewport = { width: 1360, height: 900 }): Promise<Page> {
-  const context = await browser.newContext({ viewport });
-  const page = await context.newPage();
-  page.on('pageerror', (err) => errors.push(err.message));
-  await page.goto(`${h.url}${path}`);
-  await attr(page, 'body', 'data-count', '', SHOWN_MS, true);
-  return page;
-}
+const add = (page: Page, id: string): Promise<void> => addToCart(page, id, SHOWN_MS);
 
-const line = (id: string): string => tid(`cart-line-${id}`);
-
-/** Clicks "Add" and waits until the page shows the cart with it. */
-async function add(page: Page, id: string): Promise<void> {
-  const before = (await page.getAttribute('body', 'data-count')) ?? '';
-  await page.click(tid(`add-${id}`));
-  await attr(page, 'body', 'data-count', before, SHOWN_MS, true);
-  await count(page, line(id), 1, SHOWN_MS);
-}
-
-async function expectItems(
-  page: Page,
-  present: string[],
-  absent: string[],
-  timeout = SHOWN_MS,
-): Promise<void> {
-  for (const id of present) await count(page, line(id), 1, timeout);
-  for (const id of absent) await count(page, line(id), 0, timeout);
-}
+const expectItems = (page: Page, present: string[], absent: string[], timeout = SHOWN_MS): Promise<void> =>
+  expectCart(page, present, absent, timeout);
 
 async function api<T>(path: string): Promise<T> {
-  return (await (await fetch(`${h.url}${path}`)).json()) as T;
+  return (await (await fetch(`${s.h.url}${path}`)).json()) as T;
 }
 
 const pidOf = async (page: Page, id: string): Promise<string | undefined> =>
@@ -83,7 +52,7 @@ describe('the web store in Chromium', () => {
     await text(page, tid('qty-mug'), '2', SHOWN_MS);
     await text(page, tid('cart-total'), '$37.50', SHOWN_MS);
     // The cookie brings the visitor back to the same cart.
-    await page.goto(`${h.url}/`);
+    await page.goto(`${s.h.url}/`);
     expect(page.url()).toBe(cartUrl);
     await expectItems(page, ['mug', 'notebook'], []);
     await page.context().close();
@@ -166,7 +135,7 @@ describe('the web store in Chromium', () => {
     const cartId = newCartId();
     const page = await open(`/c/${cartId}?node=n1`);
     await add(page, 'watch');
-    await h.cluster.nodes[1]!.kill();
+    await s.h.cluster.nodes[1]!.kill();
     await add(page, 'backpack');
     await attr(page, tid('served-by'), 'data-node', 'n1', SHOWN_MS, true);
     await text(page, tid('served-by'), 'n1 is down', SHOWN_MS, true);

@@ -5,50 +5,29 @@
  * as it was, from which it can still check out the rest. And the page's two sentences on the
  * shop's two kinds of keys.
  */
-import { type Browser, chromium, type Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
 import type { OrdersView } from '../src/shared/api.js';
-import { CHROMIUM_ARGS, type Harness, newCartId, startHarness, storedCart } from './harness.js';
+import { newCartId, storedCart } from './harness.js';
 import { attr, count, text, tid, until } from './page.js';
+import { addToCart, cartLine, useStoreSession } from './store-session.js';
 
 /** Deadline for what the page shows after an action or a poll (polls run every 1.2 to 3 s). */
 const SHOWN_MS = 10_000;
 
-let h: Harness;
-let browser: Browser;
-const errors: string[] = [];
-
-beforeAll(async () => {
-  [h, browser] = await Promise.all([
-    startHarness(),
-    chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS }),
-  ]);
-}, 60_000);
-
-afterAll(async () => {
-  await browser?.close();
-  await h?.close();
-});
+const s = useStoreSession();
+const { errors } = s;
 
 /** A customer of their own (own cookies) with a cart of their own. */
 async function customer(): Promise<{ page: Page; cartId: string }> {
-  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
-  const page = await context.newPage();
-  page.on('pageerror', (err) => errors.push(err.message));
   const cartId = newCartId();
-  await page.goto(`${h.url}/c/${cartId}`);
-  await attr(page, 'body', 'data-count', '', SHOWN_MS, true);
+  const page = await s.open(`/c/${cartId}`, { viewport: { width: 1280, height: 900 } }, SHOWN_MS);
   return { page, cartId };
 }
 
-const line = (id: string): string => tid(`cart-line-${id}`);
+const line = cartLine;
 
-async function add(page: Page, id: string): Promise<void> {
-  const before = (await page.getAttribute('body', 'data-count')) ?? '';
-  await page.click(tid(`add-${id}`));
-  await attr(page, 'body', 'data-count', before, SHOWN_MS, true);
-  await count(page, line(id), 1, SHOWN_MS);
-}
+const add = (page: Page, id: string): Promise<void> => addToCart(page, id, SHOWN_MS);
 
 /** Waits until the page answered its checkout: a thank-you or a refusal. */
 function answered(page: Page): Promise<void> {
@@ -61,7 +40,7 @@ function answered(page: Page): Promise<void> {
 }
 
 async function ordersOf(cartId: string): Promise<OrdersView['orders']> {
-  return ((await (await fetch(`${h.url}/api/carts/${cartId}/orders`)).json()) as OrdersView).orders;
+  return ((await (await fetch(`${s.h.url}/api/carts/${cartId}/orders`)).json()) as OrdersView).orders;
 }
 
 let loser: { page: Page; cartId: string };
@@ -120,14 +99,14 @@ describe('checkout of the last one, in two tabs at once', () => {
     for (const c of [a, b]) await text(c.page, tid('stock-lamp'), 'sold out', SHOWN_MS);
 
     // What Tessera holds: stock 0 after exactly one sale (version 1 seeded, 2 sold), one order.
-    const stock = h.tessera.strong<{ left: number }>('stock');
+    const stock = s.h.tessera.strong<{ left: number }>('stock');
     expect(await stock.get('lamp')).toMatchObject({ version: '2', value: { left: 0 } });
     expect(await stock.get('mug')).toMatchObject({ version: '2', value: { left: 11 } });
     expect((await ordersOf(winner.cartId)).map((o) => o.lines.map((l) => l.productId))).toEqual([
       ['lamp', 'mug'],
     ]);
     expect(await ordersOf(loser.cartId)).toEqual([]);
-    expect(await storedCart(h.tessera, loser.cartId)).toEqual([
+    expect(await storedCart(s.h.tessera, loser.cartId)).toEqual([
       [
         { item: 'lamp', quantity: 1 },
         { item: 'mug', quantity: 1 },

@@ -5,11 +5,12 @@
  * 390 px, stacked; "Play the story" run to its end at `?storySpeed=fast`, and stopped halfway, both
  * leaving the cluster healed.
  */
-import { type Browser, chromium, type Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
 import type { ClusterView } from '../src/shared/api.js';
-import { CHROMIUM_ARGS, type Harness, newCartId, startHarness } from './harness.js';
+import { newCartId } from './harness.js';
 import { attr, box, clusterContradictions, count, text, tid, until, untilBoxes } from './page.js';
+import { useStoreSession } from './store-session.js';
 
 const SHOWN_MS = 10_000;
 /** Deadline for a healed cluster's replicas to hold the same versions again. */
@@ -17,33 +18,14 @@ const CONVERGED_MS = 25_000;
 /** Deadline for the story player at ?storySpeed=fast, to its end. */
 const STORY_MS = 60_000;
 
-let h: Harness;
-let browser: Browser;
-const errors: string[] = [];
+const s = useStoreSession();
+const { errors } = s;
 
-beforeAll(async () => {
-  [h, browser] = await Promise.all([
-    startHarness(),
-    chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS }),
-  ]);
-}, 60_000);
-
-afterAll(async () => {
-  await browser?.close();
-  await h?.close();
-});
-
-async function open(path: string, viewport = { width: 1280, height: 800 }): Promise<Page> {
-  const context = await browser.newContext({ viewport });
-  const page = await context.newPage();
-  page.on('pageerror', (err) => errors.push(err.message));
-  await page.goto(`${h.url}${path}`);
-  await attr(page, 'body', 'data-count', '', SHOWN_MS, true);
-  return page;
-}
+const open = (path: string, viewport = { width: 1280, height: 800 }): Promise<Page> =>
+  s.open(path, { viewport }, SHOWN_MS);
 
 async function cluster(): Promise<ClusterView> {
-  return (await (await fetch(`${h.url}/api/cluster`)).json()) as ClusterView;
+  return (await (await fetch(`${s.h.url}/api/cluster`)).json()) as ClusterView;
 }
 
 const pane = (side: 'left' | 'right'): string => tid(`pane-${side}`);

@@ -6,10 +6,11 @@
  * (problem 3); the phone is pointed to the merge and lays it out for its width (problems 6, 7); an
  * old merge's summary goes away with a later split (problem 6).
  */
-import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CHROMIUM_ARGS, type Harness, newCartId, startHarness, storedCart } from './harness.js';
+import type { BrowserContext, Page } from 'playwright-core';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { newCartId, storedCart } from './harness.js';
 import { attr, box, boxes, clusterContradictions, count, text, tid, until } from './page.js';
+import { addToCart, cartLine, expectCart, useStoreSession } from './store-session.js';
 
 const SHOWN_MS = 10_000;
 /** Deadline for a healed cluster's replicas to bring the versions together. */
@@ -17,51 +18,29 @@ const CONVERGED_MS = 25_000;
 const DESKTOP = { width: 1280, height: 800 };
 const PHONE = { width: 390, height: 844 };
 
-let h: Harness;
-let browser: Browser;
+const s = useStoreSession();
+const { errors } = s;
 let context: BrowserContext;
 /** The first tab (desktop) and the second one it opened (a phone). */
 let left: Page;
 let right: Page;
 let second = '';
 const cartId = newCartId();
-const errors: string[] = [];
 
 beforeAll(async () => {
-  [h, browser] = await Promise.all([
-    startHarness(),
-    chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS }),
-  ]);
   // Less motion: under a loaded CI run the phone's smooth scroll to the merge once never got there
   // within 10 s; the app scrolls at once for readers who ask for less motion (same assertions).
-  context = await browser.newContext({ viewport: DESKTOP, reducedMotion: 'reduce' });
+  context = await s.browser.newContext({ viewport: DESKTOP, reducedMotion: 'reduce' });
   context.on('page', (p) => p.on('pageerror', (err) => errors.push(err.message)));
 }, 60_000);
 
-afterAll(async () => {
-  await browser?.close();
-  await h?.close();
-});
-
-const line = (id: string): string => tid(`cart-line-${id}`);
+const line = cartLine;
 const step = (n: number): string => tid(`guide-step-${n}`);
 
-async function add(page: Page, id: string): Promise<void> {
-  const before = (await page.getAttribute('body', 'data-count')) ?? '';
-  await page.click(tid(`add-${id}`));
-  await attr(page, 'body', 'data-count', before, SHOWN_MS, true);
-  await count(page, line(id), 1, SHOWN_MS);
-}
+const add = (page: Page, id: string): Promise<void> => addToCart(page, id, SHOWN_MS);
 
-async function expectItems(
-  page: Page,
-  present: string[],
-  absent: string[],
-  timeout = SHOWN_MS,
-): Promise<void> {
-  for (const id of present) await count(page, line(id), 1, timeout);
-  for (const id of absent) await count(page, line(id), 0, timeout);
-}
+const expectItems = (page: Page, present: string[], absent: string[], timeout = SHOWN_MS): Promise<void> =>
+  expectCart(page, present, absent, timeout);
 
 async function stepsDone(page: Page, done: number[], timeout = SHOWN_MS): Promise<void> {
   for (const n of [1, 2, 3, 4, 5]) await attr(page, step(n), 'data-done', String(done.includes(n)), timeout);
@@ -70,7 +49,7 @@ async function stepsDone(page: Page, done: number[], timeout = SHOWN_MS): Promis
 describe('the paper’s story in two tabs: 1280x800 and a 390x844 phone', () => {
   it('offers a second tab on another node, and ticks step 2 only once that tab is open (problem 2)', async () => {
     left = await context.newPage();
-    await left.goto(`${h.url}/c/${cartId}`);
+    await left.goto(`${s.h.url}/c/${cartId}`);
     await attr(left, 'body', 'data-count', '', SHOWN_MS, true);
     await add(left, 'mug');
     await add(left, 'kettle');
@@ -90,7 +69,7 @@ describe('the paper’s story in two tabs: 1280x800 and a 390x844 phone', () => 
     // would have its animation frames paused), at a phone's size.
     const href = (await left.getAttribute(tid('guide-open-second'), 'href')) ?? '';
     expect(new URL(href).searchParams.get('node')).toBe('n2');
-    const phone = await browser.newContext({ viewport: PHONE });
+    const phone = await s.browser.newContext({ viewport: PHONE });
     phone.on('page', (p) => p.on('pageerror', (err) => errors.push(err.message)));
     right = await phone.newPage();
     await right.goto(href);
@@ -183,7 +162,7 @@ describe('the paper’s story in two tabs: 1280x800 and a 390x844 phone', () => 
       // After the heal nothing is offered again: no "isolate".
       await count(page, tid('guide-isolate'), 0, SHOWN_MS);
     }
-    expect(await storedCart(h.tessera, cartId)).toHaveLength(2);
+    expect(await storedCart(s.h.tessera, cartId)).toHaveLength(2);
     // Once every node holds n0's write, as the replicas view shows, the note says so.
     await attr(left, tid('saved-note'), 'data-kind', 'everywhere', CONVERGED_MS);
     await text(left, tid('saved-note'), 'now on all 3 replicas', SHOWN_MS, true);
@@ -252,7 +231,7 @@ describe('the paper’s story in two tabs: 1280x800 and a 390x844 phone', () => 
       await count(page, tid('versions-alert'), 0, SHOWN_MS);
       await expectItems(page, ['mug', 'lamp', 'fern'], ['kettle']);
     }
-    expect(await storedCart(h.tessera, cartId)).toEqual([
+    expect(await storedCart(s.h.tessera, cartId)).toEqual([
       [
         { item: 'fern', quantity: 1 },
         { item: 'lamp', quantity: 1 },
