@@ -10,15 +10,59 @@ export function utf8(text: string): Uint8Array {
 }
 
 export function murmur3(bytes: Uint8Array, seed = 0): number {
-  let h = seed >>> 0;
-  const blocks = bytes.length >>> 2;
+  return murmurBytes(bytes, bytes.length, seed >>> 0, 0)[0];
+}
+
+/**
+ * `murmur3(utf8(text), seed)` without allocating: the text is encoded into a scratch buffer
+ * (TextEncoder's `encodeInto`, native) and hashed from there. Each request hashes its key and
+ * context several times (ring, Merkle bucket and pair, context checksum); a loop over char codes
+ * took 4-5 times as long. Lone surrogates hash as U+FFFD, as TextEncoder encodes them.
+ */
+export function murmur3Text(text: string, seed = 0): number {
+  const bytes = encoded(text);
+  return murmurBytes(bytes.buffer, bytes.length, seed >>> 0, 0)[0];
+}
+
+/** `[murmur3Text(text, seedA), murmur3Text(text, seedB)]` in one pass over the bytes. */
+export function murmur3TextPair(text: string, seedA: number, seedB: number): readonly [number, number] {
+  const bytes = encoded(text);
+  return murmurBytes(bytes.buffer, bytes.length, seedA >>> 0, seedB >>> 0);
+}
+
+/** Texts up to this many UTF-16 units are encoded into the shared scratch buffer. */
+const SCRATCH_CHARS = 4096;
+/** UTF-8 takes at most 3 bytes per UTF-16 unit (a surrogate pair: 4 bytes for 2 units). */
+let scratch = new Uint8Array(256);
+
+/** The UTF-8 of `text` in a buffer valid until the next call, and its length. */
+function encoded(text: string): { buffer: Uint8Array; length: number } {
+  const bytesMax = text.length * 3;
+  if (bytesMax > SCRATCH_CHARS * 3) {
+    const bytes = encoder.encode(text);
+    return { buffer: bytes, length: bytes.length };
+  }
+  if (scratch.length < bytesMax) scratch = new Uint8Array(SCRATCH_CHARS * 3);
+  return { buffer: scratch, length: encoder.encodeInto(text, scratch).written };
+}
+
+/**
+ * MurmurHash3 x86 32-bit of the first `length` bytes, with two seeds at once (the blocks are read
+ * once; hashing with one seed ignores the second result).
+ */
+function murmurBytes(bytes: Uint8Array, length: number, seedA: number, seedB: number): [number, number] {
+  let ha = seedA;
+  let hb = seedB;
+  const blocks = length >>> 2;
   for (let i = 0; i < blocks; i++) {
     const o = i << 2;
-    h = mixBlock(h, bytes[o]! | (bytes[o + 1]! << 8) | (bytes[o + 2]! << 16) | (bytes[o + 3]! << 24));
+    const k = bytes[o]! | (bytes[o + 1]! << 8) | (bytes[o + 2]! << 16) | (bytes[o + 3]! << 24);
+    ha = mixBlock(ha, k);
+    hb = mixBlock(hb, k);
   }
   let tail = 0;
-  for (let i = bytes.length - 1; i >= blocks << 2; i--) tail = (tail << 8) | bytes[i]!;
-  return finish(h, tail, bytes.length);
+  for (let i = length - 1; i >= blocks << 2; i--) tail = (tail << 8) | bytes[i]!;
+  return [finish(ha, tail, length), finish(hb, tail, length)];
 }
 
 /** One 4-byte block `k` (little-endian) mixed into `h`. */
@@ -31,62 +75,7 @@ function mixBlock(h0: number, k0: number): number {
   return (Math.imul(h, 5) + 0xe6546b64) | 0;
 }
 
-/**
- * `murmur3(utf8(text), seed)` without building the bytes: each request hashes its key several
- * times (ring, Merkle bucket, context seal), and TextEncoder's allocation was 4-5% of a
- * coordinator's time under load. Lone surrogates hash as U+FFFD, as TextEncoder encodes them.
- */
-export function murmur3Text(text: string, seed = 0): number {
-  const h = { h: seed >>> 0, k: 0, n: 0 };
-  for (let i = 0; i < text.length; i++) {
-    let c = text.charCodeAt(i);
-    if (c < 0x80) {
-      absorb(h, c);
-      continue;
-    }
-    if (c < 0x800) {
-      absorb(h, 0xc0 | (c >> 6));
-      absorb(h, 0x80 | (c & 0x3f));
-      continue;
-    }
-    if (c >= 0xd800 && c <= 0xdfff) {
-      const next = i + 1 < text.length ? text.charCodeAt(i + 1) : 0;
-      if (c <= 0xdbff && next >= 0xdc00 && next <= 0xdfff) {
-        const cp = 0x10000 + ((c - 0xd800) << 10) + (next - 0xdc00);
-        i++;
-        absorb(h, 0xf0 | (cp >> 18));
-        absorb(h, 0x80 | ((cp >> 12) & 0x3f));
-        absorb(h, 0x80 | ((cp >> 6) & 0x3f));
-        absorb(h, 0x80 | (cp & 0x3f));
-        continue;
-      }
-      c = 0xfffd;
-    }
-    absorb(h, 0xe0 | (c >> 12));
-    absorb(h, 0x80 | ((c >> 6) & 0x3f));
-    absorb(h, 0x80 | (c & 0x3f));
-  }
-  return finish(h.h, h.k, h.n);
-}
-
-interface Running {
-  h: number;
-  /** Bytes of the current 4-byte block so far, little-endian. */
-  k: number;
-  /** Bytes absorbed. */
-  n: number;
-}
-
-function absorb(r: Running, byte: number): void {
-  const shift = (r.n & 3) << 3;
-  r.k |= byte << shift;
-  r.n++;
-  if ((r.n & 3) !== 0) return;
-  r.h = mixBlock(r.h, r.k);
-  r.k = 0;
-}
-
-/** The tail block (the bytes left in `k`) and the final mix, as in `murmur3`. */
+/** The tail block (the bytes left in `k`) and the final mix. */
 function finish(h0: number, k0: number, length: number): number {
   let h = h0;
   if ((length & 3) !== 0) {
@@ -111,14 +100,20 @@ export function keyPosition(key: string): number {
 
 /** A 64-bit checksum as 16 hex characters (two seeded 32-bit hashes). */
 export function checksum64(bytes: Uint8Array): string {
-  return hex32(murmur3(bytes, 0x9747b28c)) + hex32(murmur3(bytes, 0x5bd1e995));
+  const [hi, lo] = murmurBytes(bytes, bytes.length, CHECKSUM_SEED_HI, CHECKSUM_SEED_LO);
+  return hex32(hi) + hex32(lo);
 }
 
 /** `checksum64(utf8(text))` without building the bytes. */
 export function checksum64Text(text: string): string {
-  return hex32(murmur3Text(text, 0x9747b28c)) + hex32(murmur3Text(text, 0x5bd1e995));
+  const [hi, lo] = murmur3TextPair(text, CHECKSUM_SEED_HI, CHECKSUM_SEED_LO);
+  return hex32(hi) + hex32(lo);
 }
 
-function hex32(n: number): string {
+const CHECKSUM_SEED_HI = 0x9747b28c;
+const CHECKSUM_SEED_LO = 0x5bd1e995;
+
+/** An unsigned 32-bit integer as 8 lowercase hex characters. */
+export function hex32(n: number): string {
   return n.toString(16).padStart(8, '0');
 }

@@ -12,7 +12,7 @@
  * tombstone therefore never changes a tree, and never makes a peer push it back.
  */
 import { TesseraError } from './errors.js';
-import { murmur3Text } from './hash.js';
+import { hex32, murmur3Text, murmur3TextPair } from './hash.js';
 import type { KeyState } from './versions.js';
 
 /** Leaves (buckets) per tree. */
@@ -55,8 +55,8 @@ export function stateDigest(state: KeyState): StateDigest {
   for (const e of state.vv) parts.push(`${e.node.length}:${e.node}${e.counter};`);
   parts.push(`${state.siblings.length}s`);
   for (const s of state.siblings) parts.push(`${s.dot.node.length}:${s.dot.node}${s.dot.counter};`);
-  const text = parts.join('');
-  return hex32(murmur3Text(text, DIGEST_SEED_HI)) + hex32(murmur3Text(text, DIGEST_SEED_LO));
+  const [hi, lo] = murmur3TextPair(parts.join(''), DIGEST_SEED_HI, DIGEST_SEED_LO);
+  return hex32(hi) + hex32(lo);
 }
 
 /** What a key contributes to its tree: its digest when live, nothing for a tombstone or no state. */
@@ -175,8 +175,8 @@ export function diffKeyDigests(
 }
 
 function xorPair(hi: number, lo: number, key: string, digest: StateDigest): [number, number] {
-  const text = `${key}\u0000${digest}`;
-  return [(hi ^ murmur3Text(text, PAIR_SEED_HI)) >>> 0, (lo ^ murmur3Text(text, PAIR_SEED_LO)) >>> 0];
+  const [pairHi, pairLo] = murmur3TextPair(`${key}\u0000${digest}`, PAIR_SEED_HI, PAIR_SEED_LO);
+  return [(hi ^ pairHi) >>> 0, (lo ^ pairLo) >>> 0];
 }
 
 function checkLevel(level: number): void {
@@ -187,8 +187,4 @@ function checkLevel(level: number): void {
 
 function badRequest(message: string): TesseraError {
   return new TesseraError('BAD_REQUEST', message);
-}
-
-function hex32(n: number): string {
-  return n.toString(16).padStart(8, '0');
 }

@@ -1,7 +1,15 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { TesseraError } from './errors.js';
-import { checksum64, checksum64Text, keyPosition, murmur3, murmur3Text, utf8 } from './hash.js';
+import {
+  checksum64,
+  checksum64Text,
+  keyPosition,
+  murmur3,
+  murmur3Text,
+  murmur3TextPair,
+  utf8,
+} from './hash.js';
 import {
   claim,
   createRing,
@@ -188,13 +196,20 @@ describe('murmur3 (MurmurHash3_x86_32)', () => {
         .map((codes) => String.fromCharCode(...codes)),
     );
     fc.assert(
-      fc.property(text, fc.nat(), (s, seed) => {
+      fc.property(text, fc.nat(), fc.nat(), (s, seed, other) => {
         expect(murmur3Text(s, seed)).toBe(murmur3(utf8(s), seed));
+        expect(murmur3TextPair(s, seed, other)).toEqual([murmur3(utf8(s), seed), murmur3(utf8(s), other)]);
         expect(checksum64Text(s)).toBe(checksum64(utf8(s)));
       }),
       { numRuns: 2000 },
     );
     expect(murmur3Text('hello')).toBe(0x248bfa47);
+    // Long texts (past the shared scratch buffer) and a short one after them hash the same way.
+    for (const long of ['k'.repeat(5000), '\u{1f600}'.repeat(3000), `${'é'.repeat(4095)}x`]) {
+      expect(murmur3Text(long, 3)).toBe(murmur3(utf8(long), 3));
+      expect(checksum64Text(long)).toBe(checksum64(utf8(long)));
+      expect(murmur3Text('hello')).toBe(0x248bfa47);
+    }
     expect(murmur3Text('\u{1f600}\ud800x\udc00', 7)).toBe(murmur3(utf8('\u{1f600}\ud800x\udc00'), 7));
   });
 
