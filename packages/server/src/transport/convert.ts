@@ -42,13 +42,13 @@ export const MERKLE_KEYS_MAX = 100_000;
 const ADDRESS_CHARS_MAX = 300;
 const ISSUES_MAX = 5;
 
-const NODE_ID = /^[A-Za-z0-9._-]{1,64}$/;
+export const NODE_ID = /^[A-Za-z0-9._-]{1,64}$/;
 /** Printable ASCII without spaces. */
 const CLUSTER_ID = /^[!-~]{1,128}$/;
 /** host:port, where host is a name, an IPv4 address or a bracketed IPv6 address. */
 const ADDRESS = /^(?:\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+):([0-9]{1,5})$/;
 
-function fitsKeyBytes(key: string): boolean {
+export function fitsKeyBytes(key: string): boolean {
   // Every UTF-16 unit is 1 to 3 bytes of UTF-8: most keys are decided without counting.
   if (key.length * 3 <= KEY_BYTES_MAX) return true;
   return key.length <= KEY_BYTES_MAX && Buffer.byteLength(key, 'utf8') <= KEY_BYTES_MAX;

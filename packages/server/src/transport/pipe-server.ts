@@ -7,9 +7,9 @@
 import { Metadata, type Server, type ServerDuplexStream } from '@grpc/grpc-js';
 import { ERROR_CODES, TesseraError } from '@tessera/core';
 import type { Logger } from '../logger.js';
-import { parseWire, readRequestSchema, replicateRequestSchema } from './convert.js';
 import type * as pb from './generated/tessera/peer/v1/peer.js';
 import type { PeerApi } from './peer-api.js';
+import { parseReadCall, parseReplicateCall } from './pipe-requests.js';
 import { CODE_METADATA, DecodeFailure, pipeMethod } from './service.js';
 import { toWireError } from './wire-error.js';
 
@@ -103,17 +103,12 @@ class PipeStream {
 
   private async run(call: pb.PipeCall): Promise<pb.PipeReply> {
     if (call.read !== undefined && call.replicate === undefined) {
-      const { key } = parseWire(readRequestSchema, call.read, 'BAD_REQUEST', 'Peer Read request');
+      const { key } = parseReadCall(call.read);
       const state = await this.handler.read(key);
       return { id: call.id, read: state === undefined ? NOT_FOUND : { found: true, state } };
     }
     if (call.replicate !== undefined && call.read === undefined) {
-      const request = parseWire(
-        replicateRequestSchema,
-        call.replicate,
-        'BAD_REQUEST',
-        'Peer Replicate request',
-      );
+      const request = parseReplicateCall(call.replicate);
       await this.handler.replicate(request.key, request.state, request.hint);
       return { id: call.id, replicate: REPLICATED };
     }
