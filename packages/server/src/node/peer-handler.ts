@@ -60,7 +60,9 @@ export class PeerHandler implements PeerApi {
   async replicate(key: string, state: Uint8Array, hint?: string): Promise<void> {
     const serving = this.require();
     const decoded = decodePeerState(state);
-    if (hint === undefined || hint === this.self) await serving.store.merge(key, decoded);
+    // A copy: the received bytes are a view into the whole pipe message, which a cached state's
+    // bytes would keep alive.
+    if (hint === undefined || hint === this.self) await serving.store.merge(key, decoded, state.slice());
     else await serving.hints.add(hint, key, decoded);
   }
 

@@ -24,6 +24,12 @@ export interface ReplicaStoreOptions {
   readonly onKeyFilterSaturated?: (stats: KeyFilterStats) => void;
 }
 
+/** A state and the bytes it was decoded from (bytes of their own: stored and cached as they are). */
+export interface ReceivedState {
+  readonly state: KeyState;
+  readonly bytes: Uint8Array;
+}
+
 export interface UpdateHooks {
   /**
    * Called under the key's lock with the new state once it is decided, before it is written: the
@@ -35,6 +41,11 @@ export interface UpdateHooks {
 export interface ChangeOptions extends UpdateHooks {
   readonly limitSiblings: boolean;
   readonly sync: boolean;
+  /**
+   * A state received as bytes (a replica's copy of a new version): when the change leaves exactly
+   * that state (a key this node did not hold), those bytes are written instead of encoding it again.
+   */
+  readonly received?: ReceivedState;
 }
 
 export interface ScanOptions {

@@ -128,6 +128,30 @@ describe.each(engines)('ReplicaStore on %s', (_name, makeEngine) => {
     expect(batches()).toBe(writesBefore);
   });
 
+  it('stores a received state as the bytes it came in, and a merge with a held key as its encoding', async () => {
+    const { store, engine } = await open();
+    const remote = write(EMPTY_STATE, 'n2', '"a"');
+    // Bytes a peer could send for the same state that its own encoding would not produce (a
+    // clock time written as a two-byte varint): only what came in can have put them in the store.
+    const received = encodeState(remote);
+    const bytes = Uint8Array.from([
+      ...received.subarray(0, 5),
+      0x80 | received[5]!,
+      0x00,
+      ...received.subarray(6),
+    ]);
+    const at = `${partitionOf(Q, 'fresh').toString(16).padStart(4, '0')}:${bucketOf('fresh').toString(16).padStart(3, '0')}/fresh`;
+    await store.merge('fresh', remote, bytes);
+    expect(await engine.get('data', at)).toEqual(bytes);
+    expect(await store.read('fresh')).toEqual(remote);
+    // Read back through a store without the cached state: the stored bytes decode to that state.
+    expect(await new ReplicaStore(engine, { partitionCount: Q, sync: false }).read('fresh')).toEqual(remote);
+
+    await store.update('held', (s) => write(s, 'n1', '"local"'));
+    const merged = await store.merge('held', remote, encodeState(remote));
+    expect(merged.siblings).toHaveLength(2);
+    expect(await store.readEncoded('held')).toEqual(encodeState(merged));
+  });
   it('refuses to grow a key beyond siblingsMax on update, but always merges', async () => {
     const raw = await makeEngine();
     await raw.open();

@@ -137,11 +137,15 @@ export class ReplicaStore {
     return this.change(key, fn, { limitSiblings: true, sync, ...hooks });
   }
 
-  /** Merges a state from a peer (replication, read repair, anti-entropy, handoff). Idempotent. */
-  merge(key: string, incoming: KeyState): Promise<KeyState> {
+  /**
+   * Merges a state from a peer (replication, read repair, anti-entropy, handoff). Idempotent.
+   * `bytes`, when given, are what `incoming` was decoded from, owned by the store from now on.
+   */
+  merge(key: string, incoming: KeyState, bytes?: Uint8Array): Promise<KeyState> {
     return this.change(key, (stored) => mergeStates(stored, incoming), {
       limitSiblings: false,
       sync: this.options.sync,
+      ...(bytes === undefined ? {} : { received: { state: incoming, bytes } }),
     });
   }
 
@@ -287,7 +291,7 @@ export class ReplicaStore {
       let last: { state: KeyState; encoded: Uint8Array } | undefined;
       const applied = applyGroup(stored, group, (before, next, { how }) => {
         if (how.limitSiblings) checkSiblings(key, before, next, this.options.siblingsMax);
-        const encoded = encodeState(next);
+        const encoded = how.received?.state === next ? how.received.bytes : encodeState(next);
         how.beforeWrite?.(next, encoded);
         last = { state: next, encoded };
       });
