@@ -3,10 +3,10 @@
  * LOOP_SAMPLE_EVERY_MS records how late it fired (the time the loop was busy with something else),
  * so any window's quantiles come from the difference of two scrapes (`histogram_quantile` over a
  * `rate`, or `pnpm bench` per phase), and scrapers do not disturb each other.
- * `tessera_event_loop_delay_max_seconds` is the longest delay since the previous scrape
- * (perf_hooks.monitorEventLoopDelay).
+ * `tessera_event_loop_delay_max_seconds` is the longest delay since the previous scrape, from the
+ * same timer: one timer per process, since on a shared machine every wake-up of an idle process
+ * costs CPU (about 80 µs here: docs/benchmarks.md, eighth round).
  */
-import { type IntervalHistogram, monitorEventLoopDelay } from 'node:perf_hooks';
 import { Gauge, Histogram, type Registry } from 'prom-client';
 
 /** How often the timer looks; a delay shorter than about a millisecond is timer noise. */
@@ -20,7 +20,8 @@ export const LOOP_DELAY_BUCKETS = [
 
 /** One sampler and one histogram per process (the event loop is the process's), shared by its nodes. */
 let histogram: Histogram | undefined;
-let monitor: IntervalHistogram | undefined;
+/** The longest delay since the last scrape (of any registry), in seconds. */
+let maxSinceScrapeS = 0;
 
 function loopHistogram(): Histogram {
   if (histogram !== undefined) return histogram;
@@ -33,7 +34,9 @@ function loopHistogram(): Histogram {
   let dueMs = performance.now() + LOOP_SAMPLE_EVERY_MS;
   const timer = setInterval(() => {
     const nowMs = performance.now();
-    created.observe(Math.max(0, nowMs - dueMs) / 1000);
+    const delayS = Math.max(0, nowMs - dueMs) / 1000;
+    created.observe(delayS);
+    if (delayS > maxSinceScrapeS) maxSinceScrapeS = delayS;
     dueMs = nowMs + LOOP_SAMPLE_EVERY_MS;
   }, LOOP_SAMPLE_EVERY_MS);
   timer.unref();
@@ -43,20 +46,13 @@ function loopHistogram(): Histogram {
 
 export function registerEventLoopDelay(registry: Registry): void {
   registry.registerMetric(loopHistogram());
-  if (monitor === undefined) {
-    monitor = monitorEventLoopDelay({ resolution: LOOP_SAMPLE_EVERY_MS });
-    monitor.enable();
-  }
-  const delay = monitor;
   new Gauge({
     name: 'tessera_event_loop_delay_max_seconds',
     help: 'Longest event-loop delay since the previous scrape.',
     registers: [registry],
     collect() {
-      // The monitor records whole timer intervals: the delay is what exceeds the interval.
-      const ns = delay.count === 0 ? 0 : delay.max;
-      this.set(Number.isFinite(ns) ? Math.max(0, ns / 1e9 - LOOP_SAMPLE_EVERY_MS / 1000) : 0);
-      delay.reset();
+      this.set(maxSinceScrapeS);
+      maxSinceScrapeS = 0;
     },
   });
 }

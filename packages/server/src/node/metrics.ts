@@ -13,6 +13,9 @@ import { registerEventLoopDelay } from './metrics-loop.js';
 /** Buckets of request latencies, in seconds. */
 const LATENCY_BUCKETS = [0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5];
 
+/** How often prom-client's own event-loop lag timer (`tessera_nodejs_eventloop_lag_*`) samples. */
+const DEFAULT_LAG_SAMPLE_EVERY_MS = 1_000;
+
 export class NodeMetrics {
   readonly registry = new Registry();
   readonly requests = new Counter({
@@ -59,8 +62,14 @@ export class NodeMetrics {
   });
 
   constructor() {
-    // Default metrics already carry `process_` or `nodejs_` in their names.
-    collectDefaultMetrics({ register: this.registry, prefix: 'tessera_' });
+    // Default metrics already carry `process_` or `nodejs_` in their names. Their event-loop lag
+    // timer samples once a second, not every 10 ms: tessera_event_loop_delay_seconds is the
+    // delay's distribution, and each timer wakes an idle process (metrics-loop.ts).
+    collectDefaultMetrics({
+      register: this.registry,
+      prefix: 'tessera_',
+      eventLoopMonitoringPrecision: DEFAULT_LAG_SAMPLE_EVERY_MS,
+    });
     registerBuildInfo(this.registry);
     registerEventLoopDelay(this.registry);
   }
