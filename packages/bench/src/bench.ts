@@ -259,6 +259,9 @@ function summaryLine(p: PhaseResult): string {
   return (
     `${p.name} (${p.target}): ${Math.round(p.opsPerSec)} ops/s, p50 ${ms(p.latency.p50Ms)} ms, ` +
     `p99 ${ms(p.latency.p99Ms)} ms, p99.9 ${ms(p.latency.p999Ms)} ms, max ${ms(p.latency.maxMs)} ms, errors ${errors}` +
-    (loop.length === 0 ? '' : `; event-loop delay p99.9 ms: ${loop.join(', ')}`)
+    (loop.length === 0 ? '' : `; event-loop delay p99.9 ms: ${loop.join(', ')}`) +
+    (p.speedProbeMs === undefined
+      ? ''
+      : `; speed probe ${p.speedProbeMs.before.toFixed(0)} → ${p.speedProbeMs.after.toFixed(0)} ms`)
   );
 }

@@ -26,7 +26,7 @@ function phase(name: string, system: PhaseResult['system'], opsPerSec: number): 
 const phases: PhaseResult[] = [
   phase('bare GET', 'bare-fastify', 40_000),
   phase('bare POST', 'bare-fastify', 30_000),
-  phase('W', 'tessera', 3_000),
+  { ...phase('W', 'tessera', 3_000), speedProbeMs: { before: 77.4, after: 91.6 } },
   {
     ...phase('C', 'tessera', 10_000),
     errors: { TIMEOUT: 2, INSUFFICIENT_REPLICAS: 5 },
@@ -95,6 +95,12 @@ describe('Markdown rendering', () => {
     expect(markdown).toContain('| W (one) | n0 | 0.90 | 300 | 180 |');
     expect(markdown).toContain('Max RSS over the whole run (MiB): n0 190.');
     expect(markdown).toContain('load average 0.10 0.20 0.30 at start');
+  });
+
+  it('says how fast the machine ran around each probed phase', () => {
+    expect(markdown).toContain('Speed probe (ms for 60,000 SHA-256 hashes on one core');
+    expect(markdown).toContain('W 77 → 92.');
+    expect(renderMarkdown({ ...report, phases: phases.slice(0, 2) })).not.toContain('Speed probe');
   });
 
   it('adds a row per operation kind under a mixed phase', () => {

@@ -47,6 +47,8 @@ export interface PhaseResult {
   readonly opsPerSec: number;
   readonly latency: LatencySummary;
   readonly byOp: Readonly<Record<string, OpStats>>;
+  /** The speed probe just before the phase and just after it (speed-probe.ts): ms, lower is faster. */
+  readonly speedProbeMs?: { readonly before: number; readonly after: number };
   /** Failed operations by error code (the API's code, HTTP_<status>, or the transport's code). */
   readonly errors: Readonly<Record<string, number>>;
   readonly siblings: SiblingCounts;

@@ -10,6 +10,7 @@ import type { ProcessSampler } from './proc-sampler.js';
 import type { ProgressSink } from './progress.js';
 import { type Outcome, PhaseRecorder } from './recorder.js';
 import type { PhaseResult } from './results.js';
+import { speedProbeMs } from './speed-probe.js';
 import { LatencyWindows } from './windows.js';
 
 export interface PendingOp {
@@ -55,6 +56,7 @@ const TRANSPORT_BACKOFF_MS = 10;
 const PROGRESS_EVERY_MS = 1_000;
 
 export async function runPhase(plan: PhasePlan, ctx: PhaseContext): Promise<PhaseResult> {
+  const speedBeforeMs = speedProbeMs();
   const recorder = new PhaseRecorder();
   const windows = plan.windowMs === undefined ? undefined : new LatencyWindows(plan.windowMs);
   const startedMs = performance.now();
@@ -126,6 +128,7 @@ export async function runPhase(plan: PhasePlan, ctx: PhaseContext): Promise<Phas
   const result = recorder.summarize(plan.head, measuredMs, processes);
   return {
     ...result,
+    speedProbeMs: { before: speedBeforeMs, after: speedProbeMs() },
     ...(windows === undefined ? {} : { windows: windows.summarize() }),
     ...(eventLoop === undefined || Object.keys(eventLoop).length === 0 ? {} : { eventLoop }),
   };
