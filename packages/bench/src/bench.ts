@@ -22,6 +22,7 @@ import { createKeyRouter, type KeyRouter } from './routing.js';
 import { type Driver, type PhaseContext, type PhasePlan, runPhase } from './runner.js';
 import { nodeMinutes, type SampleRound, soakMinutes, soakVerdict } from './soak-minutes.js';
 import { SoakSampler, sampleEveryMs } from './soak-sampler.js';
+import { probeMs } from './speed-probe.js';
 import { makeValues, putBody } from './values.js';
 import { needsLoadedKeys, WORKLOADS } from './workloads.js';
 
@@ -260,8 +261,6 @@ function summaryLine(p: PhaseResult): string {
     `${p.name} (${p.target}): ${Math.round(p.opsPerSec)} ops/s, p50 ${ms(p.latency.p50Ms)} ms, ` +
     `p99 ${ms(p.latency.p99Ms)} ms, p99.9 ${ms(p.latency.p999Ms)} ms, max ${ms(p.latency.maxMs)} ms, errors ${errors}` +
     (loop.length === 0 ? '' : `; event-loop delay p99.9 ms: ${loop.join(', ')}`) +
-    (p.speedProbeMs === undefined
-      ? ''
-      : `; speed probe ${p.speedProbeMs.before.toFixed(0)} → ${p.speedProbeMs.after.toFixed(0)} ms`)
+    (p.speedProbeMs === undefined ? '' : `; speed probe ${probeMs(p.speedProbeMs).toFixed(0)} ms`)
   );
 }

@@ -3,7 +3,7 @@
 import { formatCount, formatErrors, formatMib, formatMs, formatPercent, renderTable } from './format.js';
 import type { BenchReport, OpStats, PhaseResult, Ratios, TargetMode } from './results.js';
 import { renderSoak } from './soak-report.js';
-import { SPEED_PROBE_HASHES } from './speed-probe.js';
+import { probeMs, SPEED_PROBE_HASHES } from './speed-probe.js';
 
 export function renderMarkdown(report: BenchReport): string {
   const { settings, cluster, machine } = report;
@@ -36,11 +36,11 @@ export function renderMarkdown(report: BenchReport): string {
 /** The speed probe around each phase (speed-probe.ts), when the run has it. */
 function renderSpeed(phases: readonly PhaseResult[]): string[] {
   const each = phases.flatMap(({ name, speedProbeMs: ms }) =>
-    ms === undefined ? [] : [`${name} ${ms.before.toFixed(0)} → ${ms.after.toFixed(0)}`],
+    ms === undefined ? [] : [`${name} ${probeMs(ms).toFixed(0)}`],
   );
   if (each.length === 0) return [];
   return [
-    `Speed probe (ms for ${SPEED_PROBE_HASHES.toLocaleString('en-US')} SHA-256 hashes on one core, before → after each phase; lower is faster, and only runs at about the same speed compare): ${each.join(', ')}.`,
+    `Speed probe (ms for ${SPEED_PROBE_HASHES.toLocaleString('en-US')} SHA-256 hashes on one core, the faster of the probes just before and just after each phase; lower is faster, and only runs at about the same speed compare): ${each.join(', ')}.`,
     '',
   ];
 }

@@ -18,6 +18,15 @@ export function speedProbeMs(): number {
   return performance.now() - started;
 }
 
+/**
+ * A phase's speed probe: the faster of the two around it. Other work only slows a probe, and the
+ * one before a phase also times what the nodes still do from the phase before (a flush, a
+ * compaction, a node's start), so the lower figure is nearer the machine's own speed.
+ */
+export function probeMs(probe: { readonly before: number; readonly after: number }): number {
+  return Math.min(probe.before, probe.after);
+}
+
 function hashes(count: number): void {
   let digest = Buffer.alloc(32);
   for (let i = 0; i < count; i++) digest = createHash('sha256').update(digest).digest();
