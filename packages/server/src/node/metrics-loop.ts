@@ -5,7 +5,7 @@
  * `rate`, or `pnpm bench` per phase), and scrapers do not disturb each other.
  * `tessera_event_loop_delay_max_seconds` is the longest delay since the previous scrape, from the
  * same timer: one timer per process, since on a shared machine every wake-up of an idle process
- * costs CPU (about 80 µs here: docs/benchmarks.md, eighth round).
+ * costs CPU (about 100 µs here: docs/benchmarks.md, eighth round).
  */
 import { Gauge, Histogram, type Registry } from 'prom-client';
 
