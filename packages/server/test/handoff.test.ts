@@ -29,6 +29,26 @@ afterAll(async () => {
   await cluster?.destroy();
 });
 
+/**
+ * Waits until `from` can write through to `node` (a write with w=3 to a key `node` replicates). A
+ * node the test before killed and restarted may stay unreachable from the others for a moment
+ * (gRPC's reconnect backoff, up to 2 s): a write that needs it would fail for that reason alone.
+ */
+async function waitUntilReaches(from: LocalNode, node: LocalNode): Promise<void> {
+  let probe: string | undefined;
+  for (let i = 0; probe === undefined && i < 100; i++) {
+    const key = `reach-${node.spec.nodeId}-${i}`;
+    if ((await preferenceList(from.url, key)).slice(0, 3).includes(node.spec.nodeId)) probe = key;
+  }
+  if (probe === undefined) throw new Error(`no probe key is replicated by ${node.spec.nodeId}`);
+  const key = probe;
+  await waitFor(
+    async () => (await http(from.url, 'PUT', kvPath(key, '?w=3'), { json: { value: 1 } })).status === 200,
+    20_000,
+    `${from.spec.nodeId} reaches ${node.spec.nodeId}`,
+  );
+}
+
 async function hintsHeld(node: LocalNode): Promise<number> {
   const res = await http(node.url, 'GET', '/v1/status/repair');
   return (res.body.hints as { total: { count: number } }).total.count;
@@ -82,6 +102,8 @@ describe("with two of a key's three replicas down", () => {
     const prefs = await preferenceList(cluster.nodes[0]!.url, key);
     const replicas = prefs.slice(0, 3).map(byId);
     const outsider = byId(prefs[3]!);
+    // With every replica down, the outsider and the one other node are the two fallbacks W=2 needs.
+    await waitUntilReaches(outsider, byId(prefs[4]!));
     for (const r of replicas) await r.kill();
     try {
       const put = await http(outsider.url, 'PUT', kvPath(key, '?w=2'), { json: { value: 'kept' } });
