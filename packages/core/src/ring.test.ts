@@ -4,6 +4,7 @@ import { TesseraError } from './errors.js';
 import {
   checksum64,
   checksum64Text,
+  hex32,
   keyPosition,
   murmur3,
   murmur3Text,
@@ -211,6 +212,16 @@ describe('murmur3 (MurmurHash3_x86_32)', () => {
       expect(murmur3Text('hello')).toBe(0x248bfa47);
     }
     expect(murmur3Text('\u{1f600}\ud800x\udc00', 7)).toBe(murmur3(utf8('\u{1f600}\ud800x\udc00'), 7));
+  });
+
+  it('writes a 32-bit integer as 8 lowercase hex digits (hex32)', () => {
+    fc.assert(
+      fc.property(fc.nat({ max: 0xffffffff }), (n) => {
+        expect(hex32(n)).toBe(n.toString(16).padStart(8, '0'));
+      }),
+      { numRuns: 2000 },
+    );
+    expect([hex32(0), hex32(0xffffffff), hex32(0xa)]).toEqual(['00000000', 'ffffffff', '0000000a']);
   });
 
   it('returns unsigned 32-bit integers; checksum64 is 16 hex characters', () => {
