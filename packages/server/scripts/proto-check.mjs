@@ -2,13 +2,15 @@
 /**
  * Fails when the committed TypeScript in src/transport/generated is not what proto/ generates
  * today: lints the protos, regenerates into a temp dir with the same buf.gen.yaml and compares
- * file by file. Offline; needs only `pnpm install` (buf and ts-proto come from node_modules).
+ * file by file, after scripts/proto-types.mjs as proto:gen runs it. Offline; needs only
+ * `pnpm install` (buf and ts-proto come from node_modules).
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { typeGeneratedDir } from './proto-types.mjs';
 
 const GENERATED = 'src/transport/generated';
 const DRIFT = 'generated code drifted from proto: run pnpm proto:gen and commit';
@@ -57,6 +59,12 @@ const outDir = mkdtempSync(join(tmpdir(), 'tessera-proto-check-'));
 let problems;
 try {
   buf(['generate', 'proto', '--output', outDir]);
+  // As pnpm proto:gen does: the generated code's `any` typed (scripts/proto-types.mjs).
+  try {
+    typeGeneratedDir(join(outDir, GENERATED));
+  } catch (err) {
+    fail(err instanceof Error ? err.message : String(err));
+  }
   const committed = readTree(join(packageDir, GENERATED));
   const fresh = readTree(join(outDir, GENERATED));
   if (fresh.size === 0) fail(`buf generated nothing into ${GENERATED}; check buf.gen.yaml.`);

@@ -5,6 +5,10 @@
 // source: tessera/peer/v1/peer.proto
 
 /* eslint-disable */
+
+/** Added by scripts/proto-types.mjs: the types of what ts-proto writes as `any`. */
+type DepthCountedReader = BinaryReader & { __tsProtoDecodeDepth?: number };
+type Mutable<T> = { -readonly [K in keyof T]: T[K] extends ReadonlyArray<infer U> ? U[] : T[K] };
 import { BinaryReader, BinaryWriter } from "@bufbuild/protobuf/wire";
 import {
   type CallOptions,
@@ -337,14 +341,14 @@ export const StrongRequest: MessageFns<StrongRequest> = {
 
   decode(input: BinaryReader | Uint8Array, length?: number): StrongRequest {
     const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    const previousRecursionDepth = (reader as DepthCountedReader).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
       throw new globalThis.Error("protobuf decode recursion limit exceeded");
     }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    (reader as DepthCountedReader).__tsProtoDecodeDepth = previousRecursionDepth + 1;
     try {
       const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseStrongRequest() as any;
+      const message = createBaseStrongRequest() as Mutable<StrongRequest>;
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
@@ -364,7 +368,7 @@ export const StrongRequest: MessageFns<StrongRequest> = {
       }
       return message;
     } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+      (reader as DepthCountedReader).__tsProtoDecodeDepth = previousRecursionDepth;
     }
   },
 };
@@ -383,14 +387,14 @@ export const StrongResponse: MessageFns<StrongResponse> = {
 
   decode(input: BinaryReader | Uint8Array, length?: number): StrongResponse {
     const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    const previousRecursionDepth = (reader as DepthCountedReader).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
       throw new globalThis.Error("protobuf decode recursion limit exceeded");
     }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    (reader as DepthCountedReader).__tsProtoDecodeDepth = previousRecursionDepth + 1;
     try {
       const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseStrongResponse() as any;
+      const message = createBaseStrongResponse() as Mutable<StrongResponse>;
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
@@ -410,7 +414,7 @@ export const StrongResponse: MessageFns<StrongResponse> = {
       }
       return message;
     } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+      (reader as DepthCountedReader).__tsProtoDecodeDepth = previousRecursionDepth;
     }
   },
 };
@@ -429,14 +433,14 @@ export const ReadRequest: MessageFns<ReadRequest> = {
 
   decode(input: BinaryReader | Uint8Array, length?: number): ReadRequest {
     const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    const previousRecursionDepth = (reader as DepthCountedReader).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
       throw new globalThis.Error("protobuf decode recursion limit exceeded");
     }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    (reader as DepthCountedReader).__tsProtoDecodeDepth = previousRecursionDepth + 1;
     try {
       const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseReadRequest() as any;
+      const message = createBaseReadRequest() as Mutable<ReadRequest>;
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
@@ -456,7 +460,7 @@ export const ReadRequest: MessageFns<ReadRequest> = {
       }
       return message;
     } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+      (reader as DepthCountedReader).__tsProtoDecodeDepth = previousRecursionDepth;
     }
   },
 };
@@ -478,14 +482,14 @@ export const ReadResponse: MessageFns<ReadResponse> = {
 
   decode(input: BinaryReader | Uint8Array, length?: number): ReadResponse {
     const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    const previousRecursionDepth = (reader as DepthCountedReader).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
       throw new globalThis.Error("protobuf decode recursion limit exceeded");
     }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    (reader as DepthCountedReader).__tsProtoDecodeDepth = previousRecursionDepth + 1;
     try {
       const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseReadResponse() as any;
+      const message = createBaseReadResponse() as Mutable<ReadResponse>;
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
@@ -513,7 +517,7 @@ export const ReadResponse: MessageFns<ReadResponse> = {
       }
       return message;
     } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+      (reader as DepthCountedReader).__tsProtoDecodeDepth = previousRecursionDepth;
     }
   },
 };
@@ -538,14 +542,14 @@ export const ReplicateRequest: MessageFns<ReplicateRequest> = {
 
   decode(input: BinaryReader | Uint8Array, length?: number): ReplicateRequest {
     const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    const previousRecursionDepth = (reader as DepthCountedReader).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
       throw new globalThis.Error("protobuf decode recursion limit exceeded");
     }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    (reader as DepthCountedReader).__tsProtoDecodeDepth = previousRecursionDepth + 1;
     try {
       const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseReplicateRequest() as any;
+      const message = createBaseReplicateRequest() as Mutable<ReplicateRequest>;
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
@@ -581,7 +585,7 @@ export const ReplicateRequest: MessageFns<ReplicateRequest> = {
       }
       return message;
     } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+      (reader as DepthCountedReader).__tsProtoDecodeDepth = previousRecursionDepth;
     }
   },
 };
@@ -597,14 +601,14 @@ export const ReplicateResponse: MessageFns<ReplicateResponse> = {
 
   decode(input: BinaryReader | Uint8Array, length?: number): ReplicateResponse {
     const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    const previousRecursionDepth = (reader as DepthCountedReader).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
       throw new globalThis.Error("protobuf decode recursion limit exceeded");
     }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    (reader as DepthCountedReader).__tsProtoDecodeDepth = previousRecursionDepth + 1;
     try {
       const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseReplicateResponse() as any;
+      const message = createBaseReplicateResponse() as Mutable<ReplicateResponse>;
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
@@ -616,7 +620,7 @@ export const ReplicateResponse: MessageFns<ReplicateResponse> = {
       }
       return message;
     } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+      (reader as DepthCountedReader).__tsProtoDecodeDepth = previousRecursionDepth;
     }
   },
 };
@@ -647,14 +651,14 @@ export const CoordinateRequest: MessageFns<CoordinateRequest> = {
 
   decode(input: BinaryReader | Uint8Array, length?: number): CoordinateRequest {
     const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    const previousRecursionDepth = (reader as DepthCountedReader).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
       throw new globalThis.Error("protobuf decode recursion limit exceeded");
     }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    (reader as DepthCountedReader).__tsProtoDecodeDepth = previousRecursionDepth + 1;
     try {
       const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseCoordinateRequest() as any;
+      const message = createBaseCoordinateRequest() as Mutable<CoordinateRequest>;
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
@@ -706,7 +710,7 @@ export const CoordinateRequest: MessageFns<CoordinateRequest> = {
       }
       return message;
     } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+      (reader as DepthCountedReader).__tsProtoDecodeDepth = previousRecursionDepth;
     }
   },
 };
@@ -728,14 +732,14 @@ export const CoordinateResponse: MessageFns<CoordinateResponse> = {
 
   decode(input: BinaryReader | Uint8Array, length?: number): CoordinateResponse {
     const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    const previousRecursionDepth = (reader as DepthCountedReader).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
       throw new globalThis.Error("protobuf decode recursion limit exceeded");
     }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    (reader as DepthCountedReader).__tsProtoDecodeDepth = previousRecursionDepth + 1;
     try {
       const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseCoordinateResponse() as any;
+      const message = createBaseCoordinateResponse() as Mutable<CoordinateResponse>;
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
@@ -763,7 +767,7 @@ export const CoordinateResponse: MessageFns<CoordinateResponse> = {
       }
       return message;
     } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+      (reader as DepthCountedReader).__tsProtoDecodeDepth = previousRecursionDepth;
     }
   },
 };
@@ -788,14 +792,14 @@ export const WriteReceipt: MessageFns<WriteReceipt> = {
 
   decode(input: BinaryReader | Uint8Array, length?: number): WriteReceipt {
     const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    const previousRecursionDepth = (reader as DepthCountedReader).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
       throw new globalThis.Error("protobuf decode recursion limit exceeded");
     }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    (reader as DepthCountedReader).__tsProtoDecodeDepth = previousRecursionDepth + 1;
     try {
       const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseWriteReceipt() as any;
+      const message = createBaseWriteReceipt() as Mutable<WriteReceipt>;
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
@@ -831,7 +835,7 @@ export const WriteReceipt: MessageFns<WriteReceipt> = {
       }
       return message;
     } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+      (reader as DepthCountedReader).__tsProtoDecodeDepth = previousRecursionDepth;
     }
   },
 };
@@ -853,14 +857,14 @@ export const WriteAck: MessageFns<WriteAck> = {
 
   decode(input: BinaryReader | Uint8Array, length?: number): WriteAck {
     const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    const previousRecursionDepth = (reader as DepthCountedReader).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
       throw new globalThis.Error("protobuf decode recursion limit exceeded");
     }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    (reader as DepthCountedReader).__tsProtoDecodeDepth = previousRecursionDepth + 1;
     try {
       const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseWriteAck() as any;
+      const message = createBaseWriteAck() as Mutable<WriteAck>;
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
@@ -888,7 +892,7 @@ export const WriteAck: MessageFns<WriteAck> = {
       }
       return message;
     } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+      (reader as DepthCountedReader).__tsProtoDecodeDepth = previousRecursionDepth;
     }
   },
 };
@@ -907,14 +911,14 @@ export const GossipRequest: MessageFns<GossipRequest> = {
 
   decode(input: BinaryReader | Uint8Array, length?: number): GossipRequest {
     const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    const previousRecursionDepth = (reader as DepthCountedReader).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
       throw new globalThis.Error("protobuf decode recursion limit exceeded");
     }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    (reader as DepthCountedReader).__tsProtoDecodeDepth = previousRecursionDepth + 1;
     try {
       const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseGossipRequest() as any;
+      const message = createBaseGossipRequest() as Mutable<GossipRequest>;
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
@@ -934,7 +938,7 @@ export const GossipRequest: MessageFns<GossipRequest> = {
       }
       return message;
     } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+      (reader as DepthCountedReader).__tsProtoDecodeDepth = previousRecursionDepth;
     }
   },
 };
@@ -953,14 +957,14 @@ export const GossipResponse: MessageFns<GossipResponse> = {
 
   decode(input: BinaryReader | Uint8Array, length?: number): GossipResponse {
     const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    const previousRecursionDepth = (reader as DepthCountedReader).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
       throw new globalThis.Error("protobuf decode recursion limit exceeded");
     }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    (reader as DepthCountedReader).__tsProtoDecodeDepth = previousRecursionDepth + 1;
     try {
       const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseGossipResponse() as any;
+      const message = createBaseGossipResponse() as Mutable<GossipResponse>;
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
@@ -980,7 +984,7 @@ export const GossipResponse: MessageFns<GossipResponse> = {
       }
       return message;
     } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+      (reader as DepthCountedReader).__tsProtoDecodeDepth = previousRecursionDepth;
     }
   },
 };
@@ -1008,14 +1012,14 @@ export const JoinRequest: MessageFns<JoinRequest> = {
 
   decode(input: BinaryReader | Uint8Array, length?: number): JoinRequest {
     const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    const previousRecursionDepth = (reader as DepthCountedReader).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
       throw new globalThis.Error("protobuf decode recursion limit exceeded");
     }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    (reader as DepthCountedReader).__tsProtoDecodeDepth = previousRecursionDepth + 1;
     try {
       const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseJoinRequest() as any;
+      const message = createBaseJoinRequest() as Mutable<JoinRequest>;
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
@@ -1059,7 +1063,7 @@ export const JoinRequest: MessageFns<JoinRequest> = {
       }
       return message;
     } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+      (reader as DepthCountedReader).__tsProtoDecodeDepth = previousRecursionDepth;
     }
   },
 };
@@ -1087,14 +1091,14 @@ export const ClusterSettings: MessageFns<ClusterSettings> = {
 
   decode(input: BinaryReader | Uint8Array, length?: number): ClusterSettings {
     const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    const previousRecursionDepth = (reader as DepthCountedReader).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
       throw new globalThis.Error("protobuf decode recursion limit exceeded");
     }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    (reader as DepthCountedReader).__tsProtoDecodeDepth = previousRecursionDepth + 1;
     try {
       const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseClusterSettings() as any;
+      const message = createBaseClusterSettings() as Mutable<ClusterSettings>;
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
@@ -1138,7 +1142,7 @@ export const ClusterSettings: MessageFns<ClusterSettings> = {
       }
       return message;
     } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+      (reader as DepthCountedReader).__tsProtoDecodeDepth = previousRecursionDepth;
     }
   },
 };
@@ -1157,14 +1161,14 @@ export const JoinResponse: MessageFns<JoinResponse> = {
 
   decode(input: BinaryReader | Uint8Array, length?: number): JoinResponse {
     const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    const previousRecursionDepth = (reader as DepthCountedReader).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
       throw new globalThis.Error("protobuf decode recursion limit exceeded");
     }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    (reader as DepthCountedReader).__tsProtoDecodeDepth = previousRecursionDepth + 1;
     try {
       const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseJoinResponse() as any;
+      const message = createBaseJoinResponse() as Mutable<JoinResponse>;
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
@@ -1184,7 +1188,7 @@ export const JoinResponse: MessageFns<JoinResponse> = {
       }
       return message;
     } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+      (reader as DepthCountedReader).__tsProtoDecodeDepth = previousRecursionDepth;
     }
   },
 };
@@ -1209,14 +1213,14 @@ export const Ring: MessageFns<Ring> = {
 
   decode(input: BinaryReader | Uint8Array, length?: number): Ring {
     const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    const previousRecursionDepth = (reader as DepthCountedReader).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
       throw new globalThis.Error("protobuf decode recursion limit exceeded");
     }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    (reader as DepthCountedReader).__tsProtoDecodeDepth = previousRecursionDepth + 1;
     try {
       const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseRing() as any;
+      const message = createBaseRing() as Mutable<Ring>;
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
@@ -1252,7 +1256,7 @@ export const Ring: MessageFns<Ring> = {
       }
       return message;
     } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+      (reader as DepthCountedReader).__tsProtoDecodeDepth = previousRecursionDepth;
     }
   },
 };
@@ -1286,14 +1290,14 @@ export const Member: MessageFns<Member> = {
 
   decode(input: BinaryReader | Uint8Array, length?: number): Member {
     const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    const previousRecursionDepth = (reader as DepthCountedReader).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
       throw new globalThis.Error("protobuf decode recursion limit exceeded");
     }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    (reader as DepthCountedReader).__tsProtoDecodeDepth = previousRecursionDepth + 1;
     try {
       const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseMember() as any;
+      const message = createBaseMember() as Mutable<Member>;
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
@@ -1326,7 +1330,7 @@ export const Member: MessageFns<Member> = {
               break;
             }
 
-            message.status = reader.int32() as any;
+            message.status = reader.int32() as (typeof message)["status"];
             continue;
           }
           case 5: {
@@ -1353,7 +1357,7 @@ export const Member: MessageFns<Member> = {
       }
       return message;
     } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+      (reader as DepthCountedReader).__tsProtoDecodeDepth = previousRecursionDepth;
     }
   },
 };
@@ -1375,14 +1379,14 @@ export const MemberIdentity: MessageFns<MemberIdentity> = {
 
   decode(input: BinaryReader | Uint8Array, length?: number): MemberIdentity {
     const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    const previousRecursionDepth = (reader as DepthCountedReader).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
       throw new globalThis.Error("protobuf decode recursion limit exceeded");
     }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    (reader as DepthCountedReader).__tsProtoDecodeDepth = previousRecursionDepth + 1;
     try {
       const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseMemberIdentity() as any;
+      const message = createBaseMemberIdentity() as Mutable<MemberIdentity>;
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
@@ -1410,7 +1414,7 @@ export const MemberIdentity: MessageFns<MemberIdentity> = {
       }
       return message;
     } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+      (reader as DepthCountedReader).__tsProtoDecodeDepth = previousRecursionDepth;
     }
   },
 };
@@ -1444,14 +1448,14 @@ export const ClusterState: MessageFns<ClusterState> = {
 
   decode(input: BinaryReader | Uint8Array, length?: number): ClusterState {
     const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    const previousRecursionDepth = (reader as DepthCountedReader).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
       throw new globalThis.Error("protobuf decode recursion limit exceeded");
     }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    (reader as DepthCountedReader).__tsProtoDecodeDepth = previousRecursionDepth + 1;
     try {
       const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseClusterState() as any;
+      const message = createBaseClusterState() as Mutable<ClusterState>;
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
@@ -1511,7 +1515,7 @@ export const ClusterState: MessageFns<ClusterState> = {
       }
       return message;
     } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+      (reader as DepthCountedReader).__tsProtoDecodeDepth = previousRecursionDepth;
     }
   },
 };
@@ -1540,14 +1544,14 @@ export const MerkleHashesRequest: MessageFns<MerkleHashesRequest> = {
 
   decode(input: BinaryReader | Uint8Array, length?: number): MerkleHashesRequest {
     const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    const previousRecursionDepth = (reader as DepthCountedReader).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
       throw new globalThis.Error("protobuf decode recursion limit exceeded");
     }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    (reader as DepthCountedReader).__tsProtoDecodeDepth = previousRecursionDepth + 1;
     try {
       const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseMerkleHashesRequest() as any;
+      const message = createBaseMerkleHashesRequest() as Mutable<MerkleHashesRequest>;
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
@@ -1593,7 +1597,7 @@ export const MerkleHashesRequest: MessageFns<MerkleHashesRequest> = {
       }
       return message;
     } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+      (reader as DepthCountedReader).__tsProtoDecodeDepth = previousRecursionDepth;
     }
   },
 };
@@ -1612,14 +1616,14 @@ export const MerkleHashesResponse: MessageFns<MerkleHashesResponse> = {
 
   decode(input: BinaryReader | Uint8Array, length?: number): MerkleHashesResponse {
     const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    const previousRecursionDepth = (reader as DepthCountedReader).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
       throw new globalThis.Error("protobuf decode recursion limit exceeded");
     }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    (reader as DepthCountedReader).__tsProtoDecodeDepth = previousRecursionDepth + 1;
     try {
       const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseMerkleHashesResponse() as any;
+      const message = createBaseMerkleHashesResponse() as Mutable<MerkleHashesResponse>;
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
@@ -1639,7 +1643,7 @@ export const MerkleHashesResponse: MessageFns<MerkleHashesResponse> = {
       }
       return message;
     } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+      (reader as DepthCountedReader).__tsProtoDecodeDepth = previousRecursionDepth;
     }
   },
 };
@@ -1668,14 +1672,14 @@ export const MerkleKeysRequest: MessageFns<MerkleKeysRequest> = {
 
   decode(input: BinaryReader | Uint8Array, length?: number): MerkleKeysRequest {
     const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    const previousRecursionDepth = (reader as DepthCountedReader).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
       throw new globalThis.Error("protobuf decode recursion limit exceeded");
     }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    (reader as DepthCountedReader).__tsProtoDecodeDepth = previousRecursionDepth + 1;
     try {
       const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseMerkleKeysRequest() as any;
+      const message = createBaseMerkleKeysRequest() as Mutable<MerkleKeysRequest>;
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
@@ -1721,7 +1725,7 @@ export const MerkleKeysRequest: MessageFns<MerkleKeysRequest> = {
       }
       return message;
     } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+      (reader as DepthCountedReader).__tsProtoDecodeDepth = previousRecursionDepth;
     }
   },
 };
@@ -1743,14 +1747,14 @@ export const MerkleKeysResponse: MessageFns<MerkleKeysResponse> = {
 
   decode(input: BinaryReader | Uint8Array, length?: number): MerkleKeysResponse {
     const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    const previousRecursionDepth = (reader as DepthCountedReader).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
       throw new globalThis.Error("protobuf decode recursion limit exceeded");
     }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    (reader as DepthCountedReader).__tsProtoDecodeDepth = previousRecursionDepth + 1;
     try {
       const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseMerkleKeysResponse() as any;
+      const message = createBaseMerkleKeysResponse() as Mutable<MerkleKeysResponse>;
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
@@ -1778,7 +1782,7 @@ export const MerkleKeysResponse: MessageFns<MerkleKeysResponse> = {
       }
       return message;
     } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+      (reader as DepthCountedReader).__tsProtoDecodeDepth = previousRecursionDepth;
     }
   },
 };
@@ -1800,14 +1804,14 @@ export const KeyDigest: MessageFns<KeyDigest> = {
 
   decode(input: BinaryReader | Uint8Array, length?: number): KeyDigest {
     const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    const previousRecursionDepth = (reader as DepthCountedReader).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
       throw new globalThis.Error("protobuf decode recursion limit exceeded");
     }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    (reader as DepthCountedReader).__tsProtoDecodeDepth = previousRecursionDepth + 1;
     try {
       const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseKeyDigest() as any;
+      const message = createBaseKeyDigest() as Mutable<KeyDigest>;
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
@@ -1835,7 +1839,7 @@ export const KeyDigest: MessageFns<KeyDigest> = {
       }
       return message;
     } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+      (reader as DepthCountedReader).__tsProtoDecodeDepth = previousRecursionDepth;
     }
   },
 };
@@ -1863,14 +1867,14 @@ export const PendingChange: MessageFns<PendingChange> = {
 
   decode(input: BinaryReader | Uint8Array, length?: number): PendingChange {
     const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    const previousRecursionDepth = (reader as DepthCountedReader).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
       throw new globalThis.Error("protobuf decode recursion limit exceeded");
     }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    (reader as DepthCountedReader).__tsProtoDecodeDepth = previousRecursionDepth + 1;
     try {
       const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBasePendingChange() as any;
+      const message = createBasePendingChange() as Mutable<PendingChange>;
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
@@ -1914,7 +1918,7 @@ export const PendingChange: MessageFns<PendingChange> = {
       }
       return message;
     } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+      (reader as DepthCountedReader).__tsProtoDecodeDepth = previousRecursionDepth;
     }
   },
 };
@@ -1942,14 +1946,14 @@ export const ChangeRecord: MessageFns<ChangeRecord> = {
 
   decode(input: BinaryReader | Uint8Array, length?: number): ChangeRecord {
     const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    const previousRecursionDepth = (reader as DepthCountedReader).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
       throw new globalThis.Error("protobuf decode recursion limit exceeded");
     }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    (reader as DepthCountedReader).__tsProtoDecodeDepth = previousRecursionDepth + 1;
     try {
       const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseChangeRecord() as any;
+      const message = createBaseChangeRecord() as Mutable<ChangeRecord>;
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
@@ -1993,7 +1997,7 @@ export const ChangeRecord: MessageFns<ChangeRecord> = {
       }
       return message;
     } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+      (reader as DepthCountedReader).__tsProtoDecodeDepth = previousRecursionDepth;
     }
   },
 };
@@ -2018,14 +2022,14 @@ export const TransferPartitionRequest: MessageFns<TransferPartitionRequest> = {
 
   decode(input: BinaryReader | Uint8Array, length?: number): TransferPartitionRequest {
     const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    const previousRecursionDepth = (reader as DepthCountedReader).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
       throw new globalThis.Error("protobuf decode recursion limit exceeded");
     }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    (reader as DepthCountedReader).__tsProtoDecodeDepth = previousRecursionDepth + 1;
     try {
       const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseTransferPartitionRequest() as any;
+      const message = createBaseTransferPartitionRequest() as Mutable<TransferPartitionRequest>;
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
@@ -2061,7 +2065,7 @@ export const TransferPartitionRequest: MessageFns<TransferPartitionRequest> = {
       }
       return message;
     } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+      (reader as DepthCountedReader).__tsProtoDecodeDepth = previousRecursionDepth;
     }
   },
 };
@@ -2080,14 +2084,14 @@ export const TransferPartitionResponse: MessageFns<TransferPartitionResponse> = 
 
   decode(input: BinaryReader | Uint8Array, length?: number): TransferPartitionResponse {
     const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    const previousRecursionDepth = (reader as DepthCountedReader).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
       throw new globalThis.Error("protobuf decode recursion limit exceeded");
     }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    (reader as DepthCountedReader).__tsProtoDecodeDepth = previousRecursionDepth + 1;
     try {
       const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseTransferPartitionResponse() as any;
+      const message = createBaseTransferPartitionResponse() as Mutable<TransferPartitionResponse>;
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
@@ -2107,7 +2111,7 @@ export const TransferPartitionResponse: MessageFns<TransferPartitionResponse> = 
       }
       return message;
     } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+      (reader as DepthCountedReader).__tsProtoDecodeDepth = previousRecursionDepth;
     }
   },
 };
@@ -2129,14 +2133,14 @@ export const TransferEntry: MessageFns<TransferEntry> = {
 
   decode(input: BinaryReader | Uint8Array, length?: number): TransferEntry {
     const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    const previousRecursionDepth = (reader as DepthCountedReader).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
       throw new globalThis.Error("protobuf decode recursion limit exceeded");
     }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    (reader as DepthCountedReader).__tsProtoDecodeDepth = previousRecursionDepth + 1;
     try {
       const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseTransferEntry() as any;
+      const message = createBaseTransferEntry() as Mutable<TransferEntry>;
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
@@ -2164,7 +2168,7 @@ export const TransferEntry: MessageFns<TransferEntry> = {
       }
       return message;
     } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+      (reader as DepthCountedReader).__tsProtoDecodeDepth = previousRecursionDepth;
     }
   },
 };
@@ -2195,14 +2199,14 @@ export const ListKeysRequest: MessageFns<ListKeysRequest> = {
 
   decode(input: BinaryReader | Uint8Array, length?: number): ListKeysRequest {
     const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    const previousRecursionDepth = (reader as DepthCountedReader).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
       throw new globalThis.Error("protobuf decode recursion limit exceeded");
     }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    (reader as DepthCountedReader).__tsProtoDecodeDepth = previousRecursionDepth + 1;
     try {
       const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseListKeysRequest() as any;
+      const message = createBaseListKeysRequest() as Mutable<ListKeysRequest>;
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
@@ -2254,7 +2258,7 @@ export const ListKeysRequest: MessageFns<ListKeysRequest> = {
       }
       return message;
     } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+      (reader as DepthCountedReader).__tsProtoDecodeDepth = previousRecursionDepth;
     }
   },
 };
@@ -2282,14 +2286,14 @@ export const ListKeysResponse: MessageFns<ListKeysResponse> = {
 
   decode(input: BinaryReader | Uint8Array, length?: number): ListKeysResponse {
     const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    const previousRecursionDepth = (reader as DepthCountedReader).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
       throw new globalThis.Error("protobuf decode recursion limit exceeded");
     }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    (reader as DepthCountedReader).__tsProtoDecodeDepth = previousRecursionDepth + 1;
     try {
       const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseListKeysResponse() as any;
+      const message = createBaseListKeysResponse() as Mutable<ListKeysResponse>;
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
@@ -2333,7 +2337,7 @@ export const ListKeysResponse: MessageFns<ListKeysResponse> = {
       }
       return message;
     } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+      (reader as DepthCountedReader).__tsProtoDecodeDepth = previousRecursionDepth;
     }
   },
 };
@@ -2352,14 +2356,14 @@ export const PipeRequest: MessageFns<PipeRequest> = {
 
   decode(input: BinaryReader | Uint8Array, length?: number): PipeRequest {
     const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    const previousRecursionDepth = (reader as DepthCountedReader).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
       throw new globalThis.Error("protobuf decode recursion limit exceeded");
     }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    (reader as DepthCountedReader).__tsProtoDecodeDepth = previousRecursionDepth + 1;
     try {
       const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBasePipeRequest() as any;
+      const message = createBasePipeRequest() as Mutable<PipeRequest>;
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
@@ -2379,7 +2383,7 @@ export const PipeRequest: MessageFns<PipeRequest> = {
       }
       return message;
     } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+      (reader as DepthCountedReader).__tsProtoDecodeDepth = previousRecursionDepth;
     }
   },
 };
@@ -2404,14 +2408,14 @@ export const PipeCall: MessageFns<PipeCall> = {
 
   decode(input: BinaryReader | Uint8Array, length?: number): PipeCall {
     const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    const previousRecursionDepth = (reader as DepthCountedReader).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
       throw new globalThis.Error("protobuf decode recursion limit exceeded");
     }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    (reader as DepthCountedReader).__tsProtoDecodeDepth = previousRecursionDepth + 1;
     try {
       const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBasePipeCall() as any;
+      const message = createBasePipeCall() as Mutable<PipeCall>;
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
@@ -2447,7 +2451,7 @@ export const PipeCall: MessageFns<PipeCall> = {
       }
       return message;
     } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+      (reader as DepthCountedReader).__tsProtoDecodeDepth = previousRecursionDepth;
     }
   },
 };
@@ -2466,14 +2470,14 @@ export const PipeResponse: MessageFns<PipeResponse> = {
 
   decode(input: BinaryReader | Uint8Array, length?: number): PipeResponse {
     const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    const previousRecursionDepth = (reader as DepthCountedReader).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
       throw new globalThis.Error("protobuf decode recursion limit exceeded");
     }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    (reader as DepthCountedReader).__tsProtoDecodeDepth = previousRecursionDepth + 1;
     try {
       const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBasePipeResponse() as any;
+      const message = createBasePipeResponse() as Mutable<PipeResponse>;
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
@@ -2493,7 +2497,7 @@ export const PipeResponse: MessageFns<PipeResponse> = {
       }
       return message;
     } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+      (reader as DepthCountedReader).__tsProtoDecodeDepth = previousRecursionDepth;
     }
   },
 };
@@ -2521,14 +2525,14 @@ export const PipeReply: MessageFns<PipeReply> = {
 
   decode(input: BinaryReader | Uint8Array, length?: number): PipeReply {
     const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    const previousRecursionDepth = (reader as DepthCountedReader).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
       throw new globalThis.Error("protobuf decode recursion limit exceeded");
     }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    (reader as DepthCountedReader).__tsProtoDecodeDepth = previousRecursionDepth + 1;
     try {
       const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBasePipeReply() as any;
+      const message = createBasePipeReply() as Mutable<PipeReply>;
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
@@ -2572,7 +2576,7 @@ export const PipeReply: MessageFns<PipeReply> = {
       }
       return message;
     } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+      (reader as DepthCountedReader).__tsProtoDecodeDepth = previousRecursionDepth;
     }
   },
 };
@@ -2597,14 +2601,14 @@ export const PipeError: MessageFns<PipeError> = {
 
   decode(input: BinaryReader | Uint8Array, length?: number): PipeError {
     const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    const previousRecursionDepth = (reader as DepthCountedReader).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
       throw new globalThis.Error("protobuf decode recursion limit exceeded");
     }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    (reader as DepthCountedReader).__tsProtoDecodeDepth = previousRecursionDepth + 1;
     try {
       const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBasePipeError() as any;
+      const message = createBasePipeError() as Mutable<PipeError>;
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
@@ -2640,7 +2644,7 @@ export const PipeError: MessageFns<PipeError> = {
       }
       return message;
     } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+      (reader as DepthCountedReader).__tsProtoDecodeDepth = previousRecursionDepth;
     }
   },
 };
