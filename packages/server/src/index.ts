@@ -14,7 +14,7 @@ export { type Config, type ConfigInput, configSchema, parseConfig } from './conf
 export { createLogger, type Logger, silentLogger } from './logger.js';
 export type { TesseraNode } from './node/node.js';
 export { startServer } from './server.js';
-export { BaseEngine, type CheckedRange } from './storage/base-engine.js';
+export { BaseEngine, type CheckedRange, keysOf } from './storage/base-engine.js';
 export type { BatchOp, KeyRange, Namespace, StorageEngine, WriteOptions } from './storage/engine.js';
 export { LevelEngine } from './storage/level-engine.js';
 export { MemoryEngine } from './storage/memory-engine.js';

@@ -1,8 +1,8 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { storageConformance } from '@tessera/server/conformance';
 import { describe, expect, it } from 'vitest';
-import { storageConformance } from '../conformance/index.js';
 import { LevelEngine } from './level-engine.js';
 import { MemoryEngine } from './memory-engine.js';
 

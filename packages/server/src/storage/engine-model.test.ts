@@ -5,10 +5,9 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { engineMatchesModel, type ModelCase, TRICKY_KEYS } from '@tessera/server/conformance';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { TRICKY_KEYS } from '../conformance/harness.js';
-import { engineMatchesModel, type ModelCase } from '../conformance/index.js';
 import type { BatchOp, KeyRange, Namespace, StorageEngine } from './engine.js';
 import { LevelEngine } from './level-engine.js';
 import { MemoryEngine } from './memory-engine.js';

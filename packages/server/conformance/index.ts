@@ -19,7 +19,7 @@ import { iterateConformance } from './iterate.js';
 import { modelConformance } from './model.js';
 import type { TestFunctions } from './test-api.js';
 
-export type { EngineFactory, EngineHarness } from './harness.js';
+export { type EngineFactory, type EngineHarness, TRICKY_KEYS } from './harness.js';
 export { engineMatchesModel } from './model.js';
 export { type ModelCase, randomCase } from './random-cases.js';
 export type { Assertion, Expect, TestFunctions } from './test-api.js';

@@ -1,6 +1,6 @@
 /** Conformance: single-key reads and writes, batches, namespaces, copies and lifecycle. */
 
-import type { Namespace } from '../storage/engine.js';
+import type { Namespace } from '@tessera/server';
 import { bytes, collect, type EngineFactory, expectTesseraError, put, text, withEngine } from './harness.js';
 import type { TestFunctions } from './test-api.js';
 

@@ -4,7 +4,7 @@
  * engines' own `compareKeys`.
  */
 import { TesseraError } from '@tessera/core';
-import type { Namespace, StorageEngine } from '../storage/engine.js';
+import type { Namespace, StorageEngine } from '@tessera/server';
 import type { Expect } from './test-api.js';
 
 export interface EngineHarness {

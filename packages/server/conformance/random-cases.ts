@@ -3,7 +3,7 @@
  * of puts and deletes over keys that trip up prefixing, ordering and encodings, and ranges to read.
  */
 import { between, type Rng } from '@tessera/core';
-import type { BatchOp, KeyRange, Namespace } from '../storage/engine.js';
+import type { BatchOp, KeyRange, Namespace } from '@tessera/server';
 import { TRICKY_KEYS } from './harness.js';
 
 export interface ModelCase {

@@ -6,7 +6,7 @@
  * it under fast-check, which shrinks a failing case).
  */
 import { createRng } from '@tessera/core';
-import type { BatchOp, KeyRange, Namespace, StorageEngine } from '../storage/engine.js';
+import type { BatchOp, KeyRange, Namespace, StorageEngine } from '@tessera/server';
 import { collect, type EngineFactory, plainEntries, utf8Order, withEngine } from './harness.js';
 import { type ModelCase, randomCase } from './random-cases.js';
 import type { Expect, TestFunctions } from './test-api.js';

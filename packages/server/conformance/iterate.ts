@@ -1,7 +1,7 @@
 /** Conformance: iteration order, ranges and limits, namespace boundaries. */
 
-import { keysOf } from '../storage/base-engine.js';
-import type { KeyRange, StorageEngine } from '../storage/engine.js';
+import type { KeyRange, StorageEngine } from '@tessera/server';
+import { keysOf } from '@tessera/server';
 import {
   collect,
   type EngineFactory,
