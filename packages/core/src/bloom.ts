@@ -5,9 +5,9 @@
  * stays under twice the first layer's however many keys come. A key is looked up in every layer.
  *
  * `mayHold` answering false is certain: the key was never added. True may be wrong (about 0.05%
- * of keys never added, at most about 0.1%, plus the hash collisions of `secondHash`). Memory is bounded by `bytesMax`: a filter that would need
- * more gives up (`saturated`), frees its layers and answers true for every key, which is always
- * safe; so does a filter with `bytesMax` 0.
+ * of keys never added, at most about 0.1%, plus the hash collisions of `secondHash`). Memory is
+ * bounded by `bytesMax`: a filter that would need more gives up (`saturated`), frees its layers
+ * and answers true for every key, which is always safe; so does a filter with `bytesMax` 0.
  */
 import { murmur3Text } from './hash.js';
 

@@ -9,8 +9,8 @@ import { isStorableKey } from './keys.js';
 
 export const NAMESPACES: readonly Namespace[] = Object.freeze(['data', 'hints', 'meta']);
 
-/** Keys gathered per batch by `keysOf`. */
-const KEY_BATCH_SIZE = 1_000;
+/** Keys per batch of a keys-only scan (`keysOf`, and an engine's own `keys`). */
+export const KEY_BATCH_SIZE = 1_000;
 
 /** A namespace's keys in batches: the engine's own `keys` when it has one, else from `iterate`. */
 export function keysOf(

@@ -12,7 +12,7 @@
  */
 import { TesseraError } from '@tessera/core';
 import { ClassicLevel } from 'classic-level';
-import { BaseEngine, type CheckedRange } from './base-engine.js';
+import { BaseEngine, type CheckedRange, KEY_BATCH_SIZE } from './base-engine.js';
 import type { BatchOp, Namespace, SnapshotEntry } from './engine.js';
 
 export const LEVEL_KEY_PREFIXES: Readonly<Record<Namespace, string>> = Object.freeze({
@@ -48,8 +48,6 @@ const NO_KEY_RANGE = '~compaction-probe';
 
 /** Gets read together at most; more in one tick start another `getMany`. */
 const READS_PER_BATCH_MAX = 1_024;
-/** Keys read per step of a keys-only scan. */
-const KEYS_PER_STEP = 1_000;
 
 interface PendingRead {
   readonly key: string;
@@ -178,7 +176,7 @@ export class LevelEngine extends BaseEngine {
     const keys = this.handle().keys(levelRange(ns, range));
     try {
       for (;;) {
-        const batch = await keys.nextv(KEYS_PER_STEP);
+        const batch = await keys.nextv(KEY_BATCH_SIZE);
         if (batch.length === 0) return;
         yield batch.map((key) => key.slice(prefix.length));
       }
