@@ -42,7 +42,7 @@ export interface RequestGuard {
 export function requestGuard(deps: RequestGuardDeps): RequestGuard {
   let inflight = 0;
   // Label lookups hash their label object on every call: each (op, outcome) is looked up once.
-  const timerOf = memoized((op: Op) => deps.metrics.latency.labels({ op }));
+  const timerOf = memoized((op: Op) => deps.metrics.latency.child({ op }));
   const counterOf = memoized((op: Op) =>
     memoized((outcome: string) => deps.metrics.requests.labels({ op, outcome })),
   );

@@ -6,8 +6,9 @@
  * that use them (checked against a running node by test/metrics-deploy.test.ts).
  */
 import { readFileSync } from 'node:fs';
-import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+import { Counter, collectDefaultMetrics, Gauge, Registry } from 'prom-client';
 import { memoized } from '../util/memoized.js';
+import { BucketHistogram, type HistogramRecorder } from './metrics-histogram.js';
 import { registerEventLoopDelay } from './metrics-loop.js';
 
 /** Buckets of request latencies, in seconds. */
@@ -24,19 +25,21 @@ export class NodeMetrics {
     labelNames: ['op', 'outcome'] as const,
     registers: [this.registry],
   });
-  readonly latency = new Histogram({
+  /** Recorded through `child` (metrics-histogram.ts: a prom-client observe hashes its labels). */
+  readonly latency = new BucketHistogram({
     name: 'tessera_request_duration_seconds',
     help: 'Client request latency by operation.',
     labelNames: ['op'] as const,
     buckets: LATENCY_BUCKETS,
     registers: [this.registry],
   });
-  readonly siblings = new Histogram({
+  /** Live siblings per successful get. */
+  readonly siblings: HistogramRecorder = new BucketHistogram({
     name: 'tessera_get_siblings',
     help: 'Live siblings returned per successful get.',
     buckets: [1, 2, 3, 4, 8, 16, 64],
     registers: [this.registry],
-  });
+  }).child({});
   readonly inflight = new Gauge({
     name: 'tessera_inflight_requests',
     help: 'Client requests being served right now.',
@@ -47,7 +50,7 @@ export class NodeMetrics {
     help: 'HTTP connections closed on arrival because httpConnectionsMax were open.',
     registers: [this.registry],
   });
-  readonly peerLatency = new Histogram({
+  readonly peerLatency = new BucketHistogram({
     name: 'tessera_peer_request_duration_seconds',
     help: 'Calls this node made to peers (gRPC), by method, failed ones included.',
     labelNames: ['method'] as const,
@@ -80,8 +83,8 @@ export class NodeMetrics {
     if (errorCode !== undefined) this.peerErrors.inc({ method, code: errorCode });
   }
 
-  /** Each method's child of peerLatency, looked up once (a label lookup hashes on every call). */
-  private readonly peerTimer = memoized((method: string) => this.peerLatency.labels({ method }));
+  /** Each method's series of peerLatency, looked up once. */
+  private readonly peerTimer = memoized((method: string) => this.peerLatency.child({ method }));
 }
 
 /** This package's version (src/node or dist/node -> ../../package.json). */
