@@ -24,6 +24,7 @@ import { nodeMinutes, type SampleRound, soakMinutes, soakVerdict } from './soak-
 import { SoakSampler, sampleEveryMs } from './soak-sampler.js';
 import { probeMs } from './speed-probe.js';
 import { makeValues, putBody } from './values.js';
+import { wakeProbe } from './wake-probe.js';
 import { needsLoadedKeys, WORKLOADS } from './workloads.js';
 
 export interface BenchIo {
@@ -49,6 +50,8 @@ export async function runBench(options: BenchOptions, io: BenchIo): Promise<Benc
       `Note: the 1-minute load average is ${loadAverageStart[0]!.toFixed(2)}: other work on this machine will lower the figures.`,
     );
   }
+  // Before anything of the run starts: what a wake-up from idle costs on this machine now.
+  const wake = wakeProbe();
   const processes = new ProcessSampler();
   processes.watch({ name: 'bench', pid: process.pid });
   processes.start();
@@ -84,7 +87,7 @@ export async function runBench(options: BenchOptions, io: BenchIo): Promise<Benc
       startedAt,
       revision,
       finishedAt: new Date().toISOString(),
-      machine: machineInfo(loadAverageStart),
+      machine: machineInfo(loadAverageStart, wake),
       settings: {
         workloads: options.workloads,
         targets: options.targets,

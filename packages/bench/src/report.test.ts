@@ -103,6 +103,15 @@ describe('Markdown rendering', () => {
     expect(renderMarkdown({ ...report, phases: phases.slice(0, 2) })).not.toContain('Speed probe');
   });
 
+  it('says what a wake-up from idle cost, when the run measured it', () => {
+    const withWake = {
+      ...report,
+      machine: { ...report.machine, wakeProbe: { busyUs: 12.4, afterIdleUs: 58.6 } },
+    };
+    expect(renderMarkdown(withWake)).toContain('took 12 µs of CPU back to back and 59 µs after 1 ms asleep');
+    expect(markdown).not.toContain('Wake-up cost');
+  });
+
   it('adds a row per operation kind under a mixed phase', () => {
     const stats = (opsPerSec: number) => ({ ops: opsPerSec * 10, opsPerSec, latency: phases[0]!.latency });
     const mixed = { ...phase('A', 'tessera', 700), byOp: { read: stats(350), rmw: stats(350) } };

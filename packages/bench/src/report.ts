@@ -1,9 +1,10 @@
 /** Renders a run's results as Markdown: settings, one table row per phase, ratios, processes. */
 
 import { formatCount, formatErrors, formatMib, formatMs, formatPercent, renderTable } from './format.js';
-import type { BenchReport, OpStats, PhaseResult, Ratios, TargetMode } from './results.js';
+import type { BenchReport, MachineInfo, OpStats, PhaseResult, Ratios, TargetMode } from './results.js';
 import { renderSoak } from './soak-report.js';
 import { probeMs, SPEED_PROBE_HASHES } from './speed-probe.js';
+import { WAKE_PROBE_HASHES, WAKE_PROBE_IDLE_MS } from './wake-probe.js';
 
 export function renderMarkdown(report: BenchReport): string {
   const { settings, cluster, machine } = report;
@@ -13,6 +14,7 @@ export function renderMarkdown(report: BenchReport): string {
     '',
     `Machine: ${machine.cpus} cores (${machine.cpuModel}), ${formatMib(machine.memoryBytes)} MiB, Node ${machine.node}, ` +
       `${machine.platform}; load average ${load(machine.loadAverageStart)} at start, ${load(machine.loadAverageEnd)} at end.`,
+    ...renderWake(machine.wakeProbe),
     `Code: commit ${report.revision.commit}${report.revision.dirty ? ' with local changes in packages/core or packages/server' : ''}.`,
     `Cluster: ${cluster.nodeIds.length} nodes (${cluster.local ? 'started by the harness' : 'given by --url'}), N=${cluster.n} R=${cluster.r} W=${cluster.w}` +
       `${cluster.durability === undefined ? '' : `, durability ${cluster.durability}`}.`,
@@ -31,6 +33,15 @@ export function renderMarkdown(report: BenchReport): string {
     '',
   ];
   return lines.join('\n');
+}
+
+/** What a wake-up from idle cost at the start (wake-probe.ts), when the run has it. */
+function renderWake(probe: MachineInfo['wakeProbe']): string[] {
+  if (probe === undefined) return [];
+  return [
+    `Wake-up cost: ${WAKE_PROBE_HASHES} SHA-256 hashes took ${probe.busyUs.toFixed(0)} µs of CPU back to back and ` +
+      `${probe.afterIdleUs.toFixed(0)} µs after ${WAKE_PROBE_IDLE_MS} ms asleep (cold caches): a process that wakes more often per operation, as at partial load, spends more CPU per operation.`,
+  ];
 }
 
 /** The speed probe around each phase (speed-probe.ts), when the run has it. */

@@ -1,8 +1,10 @@
 /** The shape of a benchmark run's results, as written to bench-results/*.json. */
+
 import type { KeyDistribution } from './keys.js';
 import type { LoopDelayStats } from './loop-probe.js';
 import type { Revision } from './revision.js';
 import type { SoakResult } from './soak-minutes.js';
+import type { WakeProbe } from './wake-probe.js';
 import type { WindowStats } from './windows.js';
 import type { WorkloadName } from './workloads.js';
 
@@ -104,6 +106,8 @@ export interface MachineInfo {
   /** 1, 5 and 15 minute load averages when the run started and ended: other work on the machine skews figures. */
   readonly loadAverageStart: readonly number[];
   readonly loadAverageEnd: readonly number[];
+  /** CPU of a small piece of work back to back and after a 1 ms sleep, at the start (wake-probe.ts). */
+  readonly wakeProbe?: WakeProbe;
 }
 
 export interface Ratios {
