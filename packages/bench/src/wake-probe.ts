@@ -26,7 +26,10 @@ export function wakeProbe(): WakeProbe {
   const sleeper = new Int32Array(new SharedArrayBuffer(4));
   hashes(WARMUP_HASHES);
   // The lower of two: other work only slows it.
-  const busyUs = Math.min(cpuPerRound(() => undefined), cpuPerRound(() => undefined));
+  const busyUs = Math.min(
+    cpuPerRound(() => undefined),
+    cpuPerRound(() => undefined),
+  );
   const afterIdleUs = cpuPerRound(() => Atomics.wait(sleeper, 0, 0, WAKE_PROBE_IDLE_MS));
   return { busyUs, afterIdleUs };
 }
