@@ -234,6 +234,21 @@ describe('encodeContext / decodeContext', () => {
     });
   });
 
+  it('rejects a well-signed payload whose bytes are not UTF-8, even when they would parse as JSON', () => {
+    const payloadOfBytes = (bytes: number[]): string =>
+      btoa(String.fromCharCode(...bytes))
+        .replaceAll('+', '-')
+        .replaceAll('/', '_')
+        .replace(/=+$/, '');
+    const around = (inner: number[]): number[] => [...utf8('{"v":[["n'), ...inner, ...utf8('",1]],"d":[]}')];
+    expect(decodeContext('k', forge('k', payloadOfBytes(around([0xc3, 0xa9]))))).toMatchObject({
+      vv: [{ node: 'né', counter: 1 }],
+    });
+    // A lone continuation byte, and a two-byte sequence cut short.
+    expectInvalid('k', forge('k', payloadOfBytes(around([0x80]))));
+    expectInvalid('k', forge('k', payloadOfBytes(around([0xc3]))));
+  });
+
   it('rejects contexts longer than any Tessera issues', () => {
     const long = forge('k', base64url(JSON.stringify({ v: [], d: [], pad: 'x'.repeat(CONTEXT_CHARS_MAX) })));
     expect(long.length).toBeGreaterThan(CONTEXT_CHARS_MAX);

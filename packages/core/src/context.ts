@@ -35,16 +35,24 @@ const ENTRIES_MAX = 1024;
 const NODE_ID_CHARS_MAX = 128;
 
 export function encodeContext(key: string, context: CausalContext): string {
-  const body = {
-    v: context.vv.map((e) => [e.node, e.counter]),
-    d: context.dots.map((d) => [d.node, d.counter]),
-    ...(context.coordinator === undefined ? {} : { c: context.coordinator }),
-  };
-  const json = JSON.stringify(body);
+  // Written by hand rather than through an object and JSON.stringify: every read and write answers
+  // with a context. Node ids go through JSON.stringify, which escapes what JSON needs.
+  let json = `{"v":${entriesJson(context.vv)},"d":${entriesJson(context.dots)}`;
+  if (context.coordinator !== undefined) json += `,"c":${JSON.stringify(context.coordinator)}`;
+  json += '}';
   // Node ids are ASCII in practice, and then the JSON is too: btoa takes it as it is, without the
-  // detour through UTF-8 bytes (a hot path: every read and write answers with a context).
+  // detour through UTF-8 bytes.
   const payload = ASCII.test(json) ? toBase64url(btoa(json)) : base64url(utf8(json));
   return `${PREFIX}${payload}.${sign(key, payload)}`;
+}
+
+function entriesJson(entries: readonly Dot[]): string {
+  let json = '[';
+  for (let i = 0; i < entries.length; i++) {
+    const e = entries[i]!;
+    json += `${i === 0 ? '' : ','}[${JSON.stringify(e.node)},${JSON.stringify(e.counter)}]`;
+  }
+  return `${json}]`;
 }
 
 export function decodeContext(key: string, context: string): CausalContext {
@@ -87,7 +95,7 @@ function split(context: string): { payload: string; checksum: string } {
 function readPayload(payload: string): object {
   let parsed: unknown;
   try {
-    parsed = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(unbase64url(payload)));
+    parsed = JSON.parse(payloadText(payload));
   } catch {
     throw invalid('its payload is not readable');
   }
@@ -137,14 +145,28 @@ function base64url(bytes: Uint8Array): string {
 }
 
 function toBase64url(base64: string): string {
-  return base64.replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
+  let end = base64.length;
+  while (end > 0 && base64.charCodeAt(end - 1) === 61 /* = */) end--;
+  return base64.slice(0, end).replaceAll('+', '-').replaceAll('/', '_');
 }
 
-function unbase64url(text: string): Uint8Array {
-  if (!/^[A-Za-z0-9_-]*$/.test(text)) throw new Error('not base64url');
-  const b64 = text.replace(/-/g, '+').replace(/_/g, '/');
-  const binary = atob(b64 + '='.repeat((4 - (b64.length % 4)) % 4));
+/** Decodes UTF-8 strictly: a payload that is not UTF-8 is not a context. */
+const UTF8 = new TextDecoder('utf-8', { fatal: true });
+
+/** The payload's JSON text. An ASCII payload (the usual one) is its own UTF-8 decoding. */
+function payloadText(text: string): string {
+  const binary = unbase64urlBinary(text);
+  if (!HIGH_BYTE.test(binary)) return binary;
   const out = new Uint8Array(binary.length);
   for (let i = 0; i < binary.length; i++) out[i] = binary.charCodeAt(i);
-  return out;
+  return UTF8.decode(out);
+}
+
+/** A byte of 0x80 or more in a binary string; without one, the bytes are ASCII, UTF-8 as they are. */
+const HIGH_BYTE = /[\u0080-\uffff]/;
+
+function unbase64urlBinary(text: string): string {
+  if (!/^[A-Za-z0-9_-]*$/.test(text)) throw new Error('not base64url');
+  const b64 = text.replaceAll('-', '+').replaceAll('_', '/');
+  return atob(b64 + '='.repeat((4 - (b64.length % 4)) % 4));
 }
