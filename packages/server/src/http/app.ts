@@ -8,7 +8,6 @@ import Fastify, {
   type FastifyBaseLogger,
   type FastifyError,
   type FastifyInstance,
-  type FastifyReply,
   LogController,
 } from 'fastify';
 import type { Config } from '../config.js';
@@ -20,6 +19,8 @@ import { type BatchRouteDeps, registerBatchRoutes } from './batch-routes.js';
 import { handleClientError } from './client-errors.js';
 import { type ClusterRouteDeps, registerClusterRoutes } from './cluster-routes.js';
 import { registerCors } from './cors.js';
+import { installDataPath } from './data-path.js';
+import { sendError, toTesseraError } from './error-reply.js';
 import { type FaultRouteDeps, registerFaultRoutes } from './fault-routes.js';
 import { type KvRouteDeps, registerKvRoutes } from './kv-routes.js';
 import { type ListRouteDeps, registerListRoutes } from './list-routes.js';
@@ -32,6 +33,8 @@ import { registerUiRoute } from './ui-route.js';
 
 /** Room for the context and JSON framing around a value of valueBytesMax. */
 const BODY_OVERHEAD_BYTES = 64 * 1024;
+/** The longest key segment of a path the router takes (a key of 1024 bytes, percent-encoded, fits). */
+const KEY_SEGMENT_CHARS_MAX = 8 * 1024;
 
 /** The settings the app itself reads (limits, timeouts, TLS, tokens). */
 export type HttpSettings = Pick<
@@ -77,7 +80,15 @@ export async function serveHttp(
   return { close: () => app.close() };
 }
 
-export function createHttpApp(deps: HttpAppDeps, log: Logger): FastifyInstance {
+/**
+ * `dataPath: false` leaves every request to fastify (the tests that compare the two fronts);
+ * otherwise plain gets and puts take the data path (data-path.ts) unless CORS is on.
+ */
+export function createHttpApp(
+  deps: HttpAppDeps,
+  log: Logger,
+  options: { readonly dataPath?: boolean } = {},
+): FastifyInstance {
   const { config } = deps;
   const serverFactory = httpsServerFactory(config);
   const app = Fastify({
@@ -88,7 +99,7 @@ export function createHttpApp(deps: HttpAppDeps, log: Logger): FastifyInstance {
     // (with redaction) per request cost about 2% of a node's CPU under load.
     childLoggerFactory: (logger) => logger,
     bodyLimit: config.valueBytesMax + BODY_OVERHEAD_BYTES,
-    routerOptions: { maxParamLength: 8 * 1024 },
+    routerOptions: { maxParamLength: KEY_SEGMENT_CHARS_MAX },
     ...connectionLimits(config),
     return503OnClosing: true,
     clientErrorHandler: handleClientError,
@@ -125,6 +136,15 @@ export function createHttpApp(deps: HttpAppDeps, log: Logger): FastifyInstance {
   registerAdminOpsRoutes(app, deps);
   registerSnapshotRoutes(app, deps);
   registerOpenApiRoute(app);
+  const corsOn = config.corsOrigins !== undefined && config.corsOrigins.length > 0;
+  if (options.dataPath !== false && !corsOn) {
+    const settings = {
+      bodyLimitBytes: config.valueBytesMax + BODY_OVERHEAD_BYTES,
+      keySegmentCharsMax: KEY_SEGMENT_CHARS_MAX,
+      tokens: config,
+    };
+    installDataPath(app, deps, guard, settings, log);
+  }
   return app;
 }
 
@@ -143,77 +163,4 @@ function connectionLimits(c: HttpSettings) {
       requireHostHeader: false,
     },
   };
-}
-
-export function sendError(reply: FastifyReply, err: TesseraError): FastifyReply {
-  if (err.code === 'OVERLOADED' || err.code === 'NODE_NOT_READY') reply.header('retry-after', '1');
-  return reply
-    .code(err.httpStatus ?? 500)
-    .type('application/json')
-    .send({ error: err.toJSON() });
-}
-
-/**
- * 5xx codes that are the cluster's state, not a fault of the node (a quorum not met, a deadline, a
- * strong key's majority not reached): the answer says it, no error log with a stack trace.
- */
-const EXPECTED_UNAVAILABLE: ReadonlySet<string> = new Set([
-  'INSUFFICIENT_REPLICAS',
-  'TIMEOUT',
-  'STRONG_UNAVAILABLE',
-]);
-
-/** Maps fastify's own errors (bad JSON, huge bodies, wrong media type) onto our codes. */
-function toTesseraError(err: FastifyError, log: Logger): TesseraError {
-  if (TesseraError.is(err)) {
-    if ((err.httpStatus ?? 500) >= 500 && !EXPECTED_UNAVAILABLE.has(err.code)) {
-      log.error({ err }, 'request failed');
-    }
-    return err;
-  }
-  switch (err.code) {
-    case 'FST_ERR_CTP_BODY_TOO_LARGE':
-      return new TesseraError(
-        'VALUE_TOO_LARGE',
-        'The request body is larger than this node accepts. Send a smaller value.',
-      );
-    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
-      return new TesseraError(
-        'UNSUPPORTED_MEDIA_TYPE',
-        'Send the body as JSON with the header Content-Type: application/json.',
-      );
-    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
-      return new TesseraError(
-        'INVALID_JSON',
-        'The body is empty but Content-Type says JSON. Send a JSON object, or no Content-Type.',
-      );
-    case 'FST_ERR_BAD_URL':
-      return new TesseraError(
-        'BAD_REQUEST',
-        'The URL path is not valid percent-encoded UTF-8. Encode keys with encodeURIComponent.',
-      );
-    case 'FST_ERR_MAX_PARAM_LENGTH':
-      return new TesseraError(
-        'INVALID_KEY',
-        `The key is longer than the 1024 bytes of UTF-8 a key may have.`,
-      );
-    case 'FST_ERR_CTP_INVALID_JSON_BODY':
-      // The parser refuses some valid JSON too (secure-json-parse: prototype poisoning).
-      return new TesseraError(
-        'INVALID_JSON',
-        'The body is not valid JSON, or it holds a key __proto__ (or a key constructor with a key ' +
-          'prototype inside), which this server refuses (prototype poisoning). Send valid JSON without such keys.',
-      );
-  }
-  if (err instanceof SyntaxError || err.statusCode === 400) {
-    return new TesseraError('INVALID_JSON', `The body is not valid JSON: ${err.message}`);
-  }
-  if (err.statusCode !== undefined && err.statusCode >= 400 && err.statusCode < 500) {
-    return new TesseraError('BAD_REQUEST', err.message);
-  }
-  log.error({ err }, 'unexpected error');
-  return new TesseraError(
-    'INTERNAL',
-    'An unexpected error happened in the node; it is logged. Please report it.',
-  );
 }

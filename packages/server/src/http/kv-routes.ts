@@ -15,8 +15,10 @@ import {
   deleteQuerySchema,
   parseInput,
   putBodySchema,
+  type ReadQuery,
   readQuerySchema,
   validateKey,
+  type WriteQuery,
   writeQuerySchema,
 } from './schemas.js';
 import { type StrongRouteDeps, strongGet, strongWrite } from './strong-routes.js';
@@ -88,6 +90,19 @@ function segmentOrQueryKey(req: FastifyRequest, query: { key?: string | undefine
   return validateKey(query.key);
 }
 
+/** A key-value answer, whichever front sends it: its status and JSON body (a get's as its bytes). */
+export interface KvAnswer {
+  readonly status: number;
+  readonly body: Buffer | object;
+}
+
+function sendAnswer(reply: FastifyReply, answer: KvAnswer): FastifyReply {
+  reply.code(answer.status);
+  return Buffer.isBuffer(answer.body)
+    ? reply.type('application/json').send(answer.body)
+    : reply.send(answer.body);
+}
+
 async function getKey(
   deps: KvRouteDeps,
   contexts: ContextSeal,
@@ -97,6 +112,16 @@ async function getKey(
   const query = parseInput(readQuerySchema, req.query, 'query');
   const key = keyOf(req, query, deps.strong);
   if (deps.strong.isStrong(key)) return strongGet(deps, key, query, reply);
+  return sendAnswer(reply, await readAnswer(deps, contexts, key, query));
+}
+
+/** A plain (not strong) key's get: its siblings and context, or NOT_FOUND. */
+export async function readAnswer(
+  deps: KvRouteDeps,
+  contexts: ContextSeal,
+  key: string,
+  query: ReadQuery,
+): Promise<KvAnswer> {
   const { state, context: issued } =
     query.local === 'true'
       ? await localRead(deps, key)
@@ -108,16 +133,16 @@ async function getKey(
   if (state.siblings.length === 0) {
     // `?missing=ok`: an answer, not an error, so that a browser logs no failed request.
     if (query.missing === 'ok') {
-      return reply.send({ key, siblings: [], ...(state.vv.length > 0 ? { context } : {}) });
+      return { status: 200, body: { key, siblings: [], ...(state.vv.length > 0 ? { context } : {}) } };
     }
     const body = {
       error: { code: 'NOT_FOUND', message: `Key "${key}" has no value.` },
       ...(state.vv.length > 0 ? { context } : {}),
     };
-    return reply.code(404).send(body);
+    return { status: 404, body };
   }
   deps.metrics.siblings.observe(state.siblings.length);
-  return reply.type('application/json').send(renderSiblings(key, context, state));
+  return { status: 200, body: renderSiblings(key, context, state) };
 }
 
 async function localRead(deps: KvRouteDeps, key: string) {
@@ -133,14 +158,28 @@ async function putKey(
 ): Promise<unknown> {
   const query = parseInput(writeQuerySchema, req.query, 'query');
   const key = keyOf(req, query, deps.strong);
-  const body = parseInput(putBodySchema, req.body, 'body');
-  if (deps.strong.isStrong(key)) return strongWrite(deps, key, body.value, body, query, req, reply);
+  if (deps.strong.isStrong(key)) {
+    const body = parseInput(putBodySchema, req.body, 'body');
+    return strongWrite(deps, key, body.value, body, query, req, reply);
+  }
+  return sendAnswer(reply, await putAnswer(deps, contexts, key, query, req.body));
+}
+
+/** A plain (not strong) key's put of the request body `{ value, context? }`. */
+export async function putAnswer(
+  deps: KvRouteDeps,
+  contexts: ContextSeal,
+  key: string,
+  query: WriteQuery,
+  input: unknown,
+): Promise<KvAnswer> {
+  const body = parseInput(putBodySchema, input, 'body');
   const value = Buffer.from(JSON.stringify(body.value), 'utf8');
   const written = await deps.coordinator.write(key, {
     value,
     ...writeOptions(query, opened(contexts, key, body.context)),
   });
-  return writeAnswer(contexts, key, written);
+  return { status: 200, body: writeAnswer(contexts, key, written) };
 }
 
 async function deleteKey(

@@ -37,6 +37,14 @@ export interface RequestGuard {
    * foreground's, like a listing paced by the gate itself).
    */
   guarded(op: Op, handler: Handler, options?: { readonly foreground?: boolean }): Handler;
+  /**
+   * The same two without fastify (the data path, data-path.ts): `enter` admits a request of `op`
+   * (undefined) or says why not (counted as its outcome); an admitted one counts until `leave`.
+   */
+  enter(op: Op): TesseraError | undefined;
+  leave(): void;
+  /** Runs an admitted request's work, counted by its answer's status (or error) and timed. */
+  timed<T extends { readonly status: number }>(op: Op, run: () => Promise<T>): Promise<T>;
 }
 
 export function requestGuard(deps: RequestGuardDeps): RequestGuard {
@@ -47,51 +55,70 @@ export function requestGuard(deps: RequestGuardDeps): RequestGuard {
     memoized((outcome: string) => deps.metrics.requests.labels({ op, outcome })),
   );
   const count = (op: Op, outcome: string): void => counterOf(op)(outcome).inc();
-  const release = (): void => {
+  const leave = (): void => {
     inflight--;
     deps.metrics.inflight.set(inflight);
   };
+  const enter = (op: Op): TesseraError | undefined => {
+    const refused = deps.refuseClients?.();
+    if (refused !== undefined) {
+      count(op, refused.code);
+      return refused;
+    }
+    if (inflight >= deps.config.inflightMax) {
+      count(op, 'OVERLOADED');
+      return new TesseraError(
+        'OVERLOADED',
+        `This node is serving ${inflight} requests, its limit. Retry after a second.`,
+      );
+    }
+    inflight++;
+    deps.metrics.inflight.set(inflight);
+    return undefined;
+  };
+  const measure = async <T>(
+    op: Op,
+    run: () => Promise<T>,
+    outcome: (result: T) => string,
+    foreground: boolean,
+  ): Promise<T> => {
+    const timer = timerOf(op);
+    const startedMs = performance.now();
+    try {
+      const result = await run();
+      count(op, outcome(result));
+      return result;
+    } catch (err) {
+      count(op, TesseraError.is(err) ? err.code : 'INTERNAL');
+      throw err;
+    } finally {
+      const tookMs = performance.now() - startedMs;
+      timer.observe(tookMs / 1000);
+      if (foreground) deps.admission.recordForeground(tookMs);
+    }
+  };
+  const outcomeOf = (status: number): string => (status < 400 ? 'ok' : 'NOT_FOUND');
   const admit =
     (op: Op) =>
     (_req: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction): void => {
-      const refused = deps.refuseClients?.();
+      const refused = enter(op);
       if (refused !== undefined) {
-        count(op, refused.code);
         done(refused);
         return;
       }
-      if (inflight >= deps.config.inflightMax) {
-        count(op, 'OVERLOADED');
-        done(
-          new TesseraError(
-            'OVERLOADED',
-            `This node is serving ${inflight} requests, its limit. Retry after a second.`,
-          ),
-        );
-        return;
-      }
-      inflight++;
-      deps.metrics.inflight.set(inflight);
-      reply.raw.once('close', release);
+      reply.raw.once('close', leave);
       done();
     };
   const guarded =
     (op: Op, handler: Handler, options: { readonly foreground?: boolean } = {}): Handler =>
-    async (req, reply) => {
-      const timer = timerOf(op);
-      const startedMs = performance.now();
-      try {
-        const result = await handler(req, reply);
-        count(op, reply.statusCode < 400 ? 'ok' : 'NOT_FOUND');
-        return result;
-      } catch (err) {
-        count(op, TesseraError.is(err) ? err.code : 'INTERNAL');
-        throw err;
-      } finally {
-        const tookMs = performance.now() - startedMs;
-        timer.observe(tookMs / 1000);
-        if (options.foreground !== false) deps.admission.recordForeground(tookMs);
-      }
-    };
-  return { admit, guarded };
+    (req, reply) =>
+      measure(
+        op,
+        () => handler(req, reply),
+        () => outcomeOf(reply.statusCode),
+        options.foreground !== false,
+      );
+  const timed = <T extends { readonly status: number }>(op: Op, run: () => Promise<T>): Promise<T> =>
+    measure(op, run, (answer) => outcomeOf(answer.status), true);
+  return { admit, guarded, enter, leave, timed };
 }

@@ -54,6 +54,11 @@ export const writeQuerySchema = z
   })
   .strict();
 
+/** A get's query as parsed. */
+export type ReadQuery = z.infer<typeof readQuerySchema>;
+/** A put's query as parsed. */
+export type WriteQuery = z.infer<typeof writeQuerySchema>;
+
 export const deleteQuerySchema = writeQuerySchema.extend({ missing: missingParam.optional() }).strict();
 
 /** Arrays and objects nested in a value, at most (deeper ones would overflow the stack when serialized). */
