@@ -209,7 +209,7 @@ describe('the data path answers as fastify does', () => {
       ['Bearer wrong-token-0123456789', false],
       [undefined, false],
     ] as const) {
-      const headers = authorization === undefined ? {} : { authorization };
+      const headers: Record<string, string> = authorization === undefined ? {} : { authorization };
       const { answer, tookIt } = await same(p, 'GET', '/v1/kv/cart-1', undefined, headers);
       expect([tookIt, answer.status]).toEqual([taken, taken ? 200 : 401]);
     }
