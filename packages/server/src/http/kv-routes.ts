@@ -14,7 +14,7 @@ import {
   deleteBodySchema,
   deleteQuerySchema,
   parseInput,
-  putBodySchema,
+  parsePutBody,
   type ReadQuery,
   readQuerySchema,
   validateKey,
@@ -159,7 +159,7 @@ async function putKey(
   const query = parseInput(writeQuerySchema, req.query, 'query');
   const key = keyOf(req, query, deps.strong);
   if (deps.strong.isStrong(key)) {
-    const body = parseInput(putBodySchema, req.body, 'body');
+    const body = parsePutBody(req.body);
     return strongWrite(deps, key, body.value, body, query, req, reply);
   }
   return sendAnswer(reply, await putAnswer(deps, contexts, key, query, req.body));
@@ -173,7 +173,7 @@ export async function putAnswer(
   query: WriteQuery,
   input: unknown,
 ): Promise<KvAnswer> {
-  const body = parseInput(putBodySchema, input, 'body');
+  const body = parsePutBody(input);
   const value = Buffer.from(JSON.stringify(body.value), 'utf8');
   const written = await deps.coordinator.write(key, {
     value,
