@@ -183,7 +183,9 @@ export class Coordinator {
       given ?? (value === undefined ? await this.blindDeleteContext(key, timeoutMs) : EMPTY_CONTEXT);
     await this.catchUp(key, context, replicas, deadline);
     let actor: NodeId | undefined;
-    const acks = new WriteAcks(this.preferenceFor(key), this.deps.settings.n, w);
+    // The ring as of now (after the catch-up's awaits): the acks and the fan-out go by the same list.
+    const preference = this.preferenceFor(key);
+    const acks = new WriteAcks(preference, this.deps.settings.n, w);
     // The new version goes to the other replicas as soon as it is stamped, while this node's own
     // copy is being written (paper section 5); that copy counts as an ack once it is on disk.
     let fanned: Promise<void> | undefined;
@@ -193,14 +195,14 @@ export class Coordinator {
     };
     const local = this.deps.store.update(key, stamp, {
       beforeWrite: (next, encoded) => {
-        fanned = this.fanOut(key, next, encoded, w, deadline, local, acks);
+        fanned = this.fanOut(key, preference, next, encoded, w, deadline, local, acks);
         // It may fail (no quorum) before the local write ends and is awaited: never an unhandled rejection.
         fanned.catch(() => {});
         if (this.deps.crashArmed?.() === true) this.crashMidWrite(fanned);
       },
     });
     const stored = await local.catch((err: unknown) => this.afterLocalFailure(err, fanned));
-    await (fanned ?? this.fanOut(key, stored, encodeState(stored), w, deadline, local, acks));
+    await (fanned ?? this.fanOut(key, preference, stored, encodeState(stored), w, deadline, local, acks));
     // This replica's own copy is on disk: its ack, whether or not the fan-out counted it yet.
     if (replicas.includes(this.deps.self)) acks.add(this.deps.self);
     const written = value === undefined || actor === undefined ? undefined : latestDot(stored, actor);
@@ -238,6 +240,7 @@ export class Coordinator {
   /** Sends a stamped version to the key's replicas (and the next ring's, during a change). */
   private async fanOut(
     key: string,
+    preference: readonly NodeId[],
     state: KeyState,
     encoded: Uint8Array,
     w: number,
@@ -248,7 +251,7 @@ export class Coordinator {
     const fan = {
       self: this.deps.self,
       key,
-      preference: this.preferenceFor(key),
+      preference,
       n: this.deps.settings.n,
       w,
       state,
