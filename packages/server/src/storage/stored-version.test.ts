@@ -16,6 +16,7 @@ import {
   lazyVersion,
   mergeVersions,
   type StoredVersion,
+  sameBytes,
 } from './stored-version.js';
 
 /** Replica states reached by random writes on a few replicas, some of which copied others. */
@@ -91,5 +92,33 @@ describe('stored versions: a quorum read merges bytes, decoding only what differ
     expect(allAgree(same)).toBe(true);
     expect(sameState(mergeVersions(same), state)).toBe(true);
     expect(decodes).toBe(1);
+  });
+
+  it('sameBytes: equal exactly when lengths and every byte match, for views at any offset', () => {
+    fc.assert(
+      fc.property(
+        fc.uint8Array({ maxLength: 300 }),
+        fc.nat(7),
+        fc.nat(7),
+        fc.option(fc.tuple(fc.nat(), fc.integer({ min: 1, max: 255 }))),
+        (bytes, offA, offB, change) => {
+          const view = (offset: number) => {
+            const backing = new Uint8Array(offset + bytes.length);
+            backing.set(bytes, offset);
+            return backing.subarray(offset);
+          };
+          const a = view(offA);
+          const b = view(offB);
+          if (change !== null && bytes.length > 0) {
+            const at = change[0] % bytes.length;
+            b[at] = (b[at]! + change[1]) % 256;
+          }
+          const expected = a.length === b.length && a.every((x, i) => x === b[i]);
+          expect(sameBytes(a, b)).toBe(expected);
+          expect(sameBytes(a, a.subarray(0, Math.max(0, a.length - 1)))).toBe(a.length === 0);
+        },
+      ),
+      { numRuns: 500 },
+    );
   });
 });
