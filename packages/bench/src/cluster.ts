@@ -40,6 +40,8 @@ export interface LocalClusterOptions {
   readonly cpuProfDir?: string;
   /** Keep the temp dir (data and node logs) after the run. */
   readonly keepData: boolean;
+  /** The `tessera` CLI the nodes run (another checkout's, for `pnpm bench ab`); this one's by default. */
+  readonly cliPath?: string;
   readonly onNodeReady?: (node: NodeHandle, logPath: string) => void;
 }
 
@@ -78,7 +80,7 @@ export async function startLocalCluster(options: LocalClusterOptions): Promise<C
   try {
     for (const spec of specs) {
       const profiled = spec.nodeId === 'n0' && options.cpuProfDir !== undefined;
-      const node = profiled ? new LocalNode(spec, PROFILED_NODE_PATH) : new LocalNode(spec);
+      const node = profiled ? new LocalNode(spec, PROFILED_NODE_PATH) : new LocalNode(spec, options.cliPath);
       started.push(node);
       await node.start();
       options.onNodeReady?.({ nodeId: spec.nodeId, url: node.url, pid: node.pid }, node.logPath);

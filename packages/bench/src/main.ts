@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 /** `pnpm bench`: the benchmark CLI. Everything it prints goes to stdout; failures to stderr. */
+import { AB_USAGE, abCommand } from './ab.js';
 import { AUTOCANNON_USAGE, autocannonCommand } from './autocannon.js';
 import { runBench } from './bench.js';
 import { parseBenchArgs, transactionsModeArgs, USAGE, UsageError } from './options.js';
@@ -61,9 +62,10 @@ const SUBCOMMANDS: ReadonlyMap<string, Subcommand> = new Map([
   ['charts', { run: chartsCommand, usage: PAPER_USAGE }],
   ['transactions', { run: transactionsCommand, usage: TXN_USAGE }],
   ['autocannon', { run: autocannonCommand, usage: AUTOCANNON_USAGE }],
+  ['ab', { run: abCommand, usage: AB_USAGE }],
 ]);
 
-/** `pnpm bench paper …`, `pnpm bench charts …`, `pnpm bench transactions …` and `pnpm bench autocannon …`. */
+/** `pnpm bench paper …`, `charts …`, `transactions …`, `autocannon …` and `ab …`. */
 async function runSubcommand(command: Subcommand, argv: readonly string[]): Promise<number> {
   const controller = stopOnSignals();
   try {
