@@ -3,7 +3,7 @@
  * machine in the same minutes. On a VM whose speed changes by half within a minute, two runs of
  * `pnpm bench` an hour (or a minute) apart compare poorly. Here both clusters run side by side,
  * each idle while the other is measured; short windows of each workload alternate between them,
- * in the order this, other, other, this, …; and the report gives, besides each side's medians, the
+ * in the order this, other, other, this, …, the other cluster started and loaded first; and the report gives, besides each side's medians, the
  * median of the paired ratios this / other of CPU per operation and throughput, from which the
  * machine's drift mostly cancels out (ab-summary.ts).
  */
@@ -131,7 +131,9 @@ export async function abCommand(argv: readonly string[], io: SubcommandIo): Prom
   await checkQuietMachine(options.force, io.out);
   const sides: Side[] = [];
   try {
-    for (const name of ['this', 'other'] as const) {
+    // The other cluster first (started, then loaded): whatever favours the first cluster (a null
+    // check of a build against itself showed up to a few percent) then favours the other side.
+    for (const name of ['other', 'this'] as const) {
       const cluster = await startLocalCluster({
         nodes: 3,
         n: 3,
@@ -192,7 +194,8 @@ async function measure(options: AbOptions, sides: readonly Side[], io: Subcomman
   }
   const samples: AbSample[] = [];
   for (let round = 0; round < options.rounds && !io.signal.aborted; round++) {
-    const order = round % 2 === 0 ? sides : [...sides].reverse();
+    // this, other; then other, this; …
+    const order = (round % 2 === 0) === (sides[0]!.name === 'this') ? sides : [...sides].reverse();
     for (const workload of options.workloads) {
       for (const side of order) {
         const keys = createKeyChooser('zipfian', options.keys, rng);
