@@ -28,7 +28,7 @@ import { registerOpenApiRoute, trackRoutes } from './openapi.js';
 import { type RequestGuardDeps, requestGuard } from './request-guard.js';
 import { registerSnapshotRoutes, type SnapshotRouteDeps } from './snapshot-routes.js';
 import { registerTransactionRoutes } from './strong-routes.js';
-import { httpsServerFactory } from './tls.js';
+import { httpsServerFactory, type ServerLimits } from './tls.js';
 import { registerUiRoute } from './ui-route.js';
 
 /** Room for the context and JSON framing around a value of valueBytesMax. */
@@ -90,7 +90,8 @@ export function createHttpApp(
   options: { readonly dataPath?: boolean } = {},
 ): FastifyInstance {
   const { config } = deps;
-  const serverFactory = httpsServerFactory(config);
+  const limits = connectionLimits(config);
+  const serverFactory = httpsServerFactory(config, limits);
   const app = Fastify({
     ...(serverFactory === undefined ? {} : { serverFactory }),
     loggerInstance: log as FastifyBaseLogger,
@@ -100,7 +101,7 @@ export function createHttpApp(
     childLoggerFactory: (logger) => logger,
     bodyLimit: config.valueBytesMax + BODY_OVERHEAD_BYTES,
     routerOptions: { maxParamLength: KEY_SEGMENT_CHARS_MAX },
-    ...connectionLimits(config),
+    ...limits,
     return503OnClosing: true,
     clientErrorHandler: handleClientError,
     // Errors before routing (a path that is not percent-encoded UTF-8) get the same coded answers.
@@ -149,7 +150,7 @@ export function createHttpApp(
 }
 
 /** Timeouts that cut off clients too slow to send a request (slowloris) or idle too long. */
-function connectionLimits(c: HttpSettings) {
+function connectionLimits(c: HttpSettings): ServerLimits {
   return {
     connectionTimeout: c.httpIdleTimeoutMs,
     keepAliveTimeout: c.httpKeepAliveTimeoutMs,

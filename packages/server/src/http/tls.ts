@@ -17,10 +17,32 @@ export function httpsOptions(tls: NonNullable<Config['httpTls']>): ServerOptions
   };
 }
 
-/** A fastify server factory for HTTPS, or undefined for plain HTTP. */
-export function httpsServerFactory(config: Pick<Config, 'httpTls'>): FastifyServerFactory | undefined {
+/** The limits on slow and idle clients that fastify sets on an HTTP server it makes (app.ts). */
+export interface ServerLimits {
+  /** Options of node's server constructor (headers and request deadlines, how often they are checked). */
+  readonly http: ServerOptions;
+  readonly keepAliveTimeout: number;
+  readonly requestTimeout: number;
+  readonly connectionTimeout: number;
+}
+
+/**
+ * A fastify server factory for HTTPS, or undefined for plain HTTP. Fastify applies none of its
+ * server settings to a factory's server, so the factory applies `limits` itself: without them a
+ * TLS node kept node's defaults (60 s for headers, 300 s for a request, no idle limit).
+ */
+export function httpsServerFactory(
+  config: Pick<Config, 'httpTls'>,
+  limits: ServerLimits,
+): FastifyServerFactory | undefined {
   if (config.httpTls === undefined) return undefined;
-  const options = httpsOptions(config.httpTls);
-  // An https.Server serves fastify's handler exactly as an http.Server does; only the types differ.
-  return (handler) => createServer(options, handler) as unknown as HttpServer;
+  const options = { ...limits.http, ...httpsOptions(config.httpTls) };
+  return (handler) => {
+    const server = createServer(options, handler);
+    server.keepAliveTimeout = limits.keepAliveTimeout;
+    server.requestTimeout = limits.requestTimeout;
+    server.setTimeout(limits.connectionTimeout);
+    // An https.Server serves fastify's handler exactly as an http.Server does; only the types differ.
+    return server as unknown as HttpServer;
+  };
 }
