@@ -80,7 +80,7 @@ describe('HTTP limits over TLS', () => {
     }
   });
 
-  it('cuts off a TLS client that trickles its headers, with 408, within the headers deadline', async () => {
+  it('cuts off a TLS client that trickles its headers, with a coded 408, within the headers deadline', async () => {
     const tlsApp = app(true);
     await tlsApp.listen({ host: '127.0.0.1', port: 0 });
     const { port } = tlsApp.server.address() as AddressInfo;
@@ -105,6 +105,7 @@ describe('HTTP limits over TLS', () => {
       });
     });
     expect(answer).toMatch(/^HTTP\/1\.1 408/);
+    expect(answer).toContain('REQUEST_TOO_SLOW');
     // Node checks the deadline every second at most (connectionsCheckingInterval).
     expect(performance.now() - startedMs).toBeLessThan(LIMITS.httpHeadersTimeoutMs + 2_500);
   });
