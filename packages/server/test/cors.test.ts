@@ -8,9 +8,9 @@ import type { FastifyInstance } from 'fastify';
 import { afterEach, describe, expect, it } from 'vitest';
 import { corsOrigins } from '../src/cli/start.js';
 import { parseConfig } from '../src/config.js';
-import { createHttpApp, type HttpAppDeps } from '../src/http/app.js';
+import { createHttpApp } from '../src/http/app.js';
 import { silentLogger } from '../src/logger.js';
-import { NodeMetrics } from '../src/node/metrics.js';
+import { appConfig, appDeps } from './http-app-kit.js';
 
 const PAGE = 'http://page.test:3000';
 const OTHER = 'http://evil.test';
@@ -24,13 +24,7 @@ afterEach(async () => {
 
 /** A node's HTTP app whose coordinator holds `stored` (key to value) and nothing else. */
 async function app(settings: Record<string, unknown>, stored: Record<string, unknown> = {}) {
-  const config = parseConfig({
-    nodeId: 'a',
-    http: '127.0.0.1:0',
-    peer: '127.0.0.1:0',
-    dataDir: 'unused',
-    ...settings,
-  });
+  const config = appConfig(settings);
   const writes: { key: string; value: Uint8Array | undefined }[] = [];
   const stateOf = (key: string) =>
     key in stored
@@ -45,11 +39,7 @@ async function app(settings: Record<string, unknown>, stored: Record<string, unk
           ],
         }
       : EMPTY_STATE;
-  const deps = {
-    config,
-    metrics: new NodeMetrics(),
-    admission: { recordForeground: () => {} },
-    strong: { isStrong: () => false },
+  const deps = appDeps(config, {
     coordinator: {
       get: async (key: string) => ({
         state: stateOf(key),
@@ -64,7 +54,7 @@ async function app(settings: Record<string, unknown>, stored: Record<string, unk
       },
     },
     store: { read: async () => undefined },
-  } as unknown as HttpAppDeps;
+  });
   const a = createHttpApp(deps, silentLogger());
   apps.push(a);
   await a.ready();

@@ -11,10 +11,9 @@ import { EMPTY_STATE, encodeContext, type KeyState, TesseraError } from '@tesser
 import fc from 'fast-check';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, describe, expect, it } from 'vitest';
-import { parseConfig } from '../src/config.js';
-import { createHttpApp, type HttpAppDeps } from '../src/http/app.js';
+import { createHttpApp } from '../src/http/app.js';
 import { silentLogger } from '../src/logger.js';
-import { NodeMetrics } from '../src/node/metrics.js';
+import { appConfig, appDeps } from './http-app-kit.js';
 
 const TOKEN = 'client-token-0123456789';
 const ADMIN = 'admin-token-0123456789';
@@ -53,17 +52,8 @@ function stateOf(key: string): KeyState {
 }
 
 async function front(dataPath: boolean, settings: Record<string, unknown> = {}, refuse?: TesseraError) {
-  const config = parseConfig({
-    nodeId: 'a',
-    http: '127.0.0.1:0',
-    peer: '127.0.0.1:0',
-    dataDir: 'unused',
-    ...settings,
-  });
-  const deps = {
-    config,
-    metrics: new NodeMetrics(),
-    admission: { recordForeground: () => {} },
+  const config = appConfig(settings);
+  const deps = appDeps(config, {
     strong: { isStrong: (key: string) => key.startsWith('strong/') },
     refuseClients: () => refuse,
     coordinator: {
@@ -79,7 +69,7 @@ async function front(dataPath: boolean, settings: Record<string, unknown> = {}, 
       },
     },
     store: { read: async () => undefined },
-  } as unknown as HttpAppDeps;
+  });
   const app = createHttpApp(deps, silentLogger(), { dataPath });
   const counted: Front = { port: 0, fastifyRequests: 0 };
   app.addHook('onResponse', (_req, _reply, done) => {

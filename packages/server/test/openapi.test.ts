@@ -12,6 +12,7 @@ import { openApiDocument, registeredRoutes } from '../src/http/openapi.js';
 import { BATCH_KEYS_MAX, CURSOR_CHARS_MAX } from '../src/http/schemas.js';
 import { silentLogger } from '../src/logger.js';
 import { NodeMetrics } from '../src/node/metrics.js';
+import { appConfig, appDeps } from './http-app-kit.js';
 
 const METHODS = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options'] as const;
 
@@ -26,15 +27,8 @@ let app: FastifyInstance;
 let served: Doc;
 
 beforeAll(async () => {
-  const config = parseConfig({ nodeId: 'a', http: '127.0.0.1:0', peer: '127.0.0.1:0', dataDir: 'unused' });
   // Only validation and the document are exercised: no handler reaches the node.
-  const deps = {
-    config,
-    metrics: new NodeMetrics(),
-    admission: { recordForeground: () => {} },
-    strong: { isStrong: () => false },
-  } as unknown as HttpAppDeps;
-  app = createHttpApp(deps, silentLogger());
+  app = createHttpApp(appDeps(appConfig()), silentLogger());
   await app.ready();
   const res = await app.inject({ method: 'GET', url: '/v1/openapi.json' });
   expect(res.statusCode).toBe(200);

@@ -13,10 +13,9 @@ import { connect } from 'node:tls';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureCerts } from '../src/cli/certs.js';
-import { parseConfig } from '../src/config.js';
-import { createHttpApp, type HttpAppDeps } from '../src/http/app.js';
+import { createHttpApp } from '../src/http/app.js';
 import { silentLogger } from '../src/logger.js';
-import { NodeMetrics } from '../src/node/metrics.js';
+import { appConfig, appDeps } from './http-app-kit.js';
 
 const LIMITS = {
   httpHeadersTimeoutMs: 1_000,
@@ -40,21 +39,8 @@ afterAll(async () => {
 
 function app(tls: boolean): FastifyInstance {
   const httpTls = { certFile: join(dir, 'n0.pem'), keyFile: join(dir, 'n0-key.pem') };
-  const config = parseConfig({
-    nodeId: 'n0',
-    http: '127.0.0.1:0',
-    peer: '127.0.0.1:0',
-    dataDir: 'unused',
-    ...LIMITS,
-    ...(tls ? { httpTls } : {}),
-  });
-  const deps = {
-    config,
-    metrics: new NodeMetrics(),
-    admission: { recordForeground: () => {} },
-    strong: { isStrong: () => false },
-  } as unknown as HttpAppDeps;
-  const made = createHttpApp(deps, silentLogger());
+  const config = appConfig({ ...LIMITS, ...(tls ? { httpTls } : {}) });
+  const made = createHttpApp(appDeps(config), silentLogger());
   apps.push(made);
   return made;
 }
