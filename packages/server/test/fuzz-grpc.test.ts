@@ -19,6 +19,11 @@ import { startCluster, type TestCluster } from './helpers.js';
 
 const RUNS = Number(process.env.FUZZ_RUNS ?? 60);
 const CALL_TIMEOUT_MS = 5_000;
+/**
+ * One property's whole run: RUNS calls, each bounded by CALL_TIMEOUT_MS. The Pipe's took 5 s in a
+ * CI run on a slow day and passed 30 s (vitest's default here) in the next, beside the chaos suite.
+ */
+const PROPERTY_TIMEOUT_MS = 120_000;
 const RSS_BYTES_MAX = 500 * MiB;
 
 let cluster: TestCluster;
@@ -177,29 +182,37 @@ const METHODS = peerMethods(() => clusterId);
 describe('peer gRPC fuzzing', () => {
   describe.each(METHODS)('$name', (method) => {
     const { name, requests } = method;
-    it('answers well-formed requests with absurd field values without INTERNAL', async () => {
-      await fc.assert(
-        fc.asyncProperty(requests, async (request) => {
-          expectAnswered(
-            await callCase(method, request),
-            `${name} ${Buffer.from(request).toString('hex').slice(0, 120)}`,
-          );
-        }),
-        { numRuns: RUNS },
-      );
-    });
+    it(
+      'answers well-formed requests with absurd field values without INTERNAL',
+      async () => {
+        await fc.assert(
+          fc.asyncProperty(requests, async (request) => {
+            expectAnswered(
+              await callCase(method, request),
+              `${name} ${Buffer.from(request).toString('hex').slice(0, 120)}`,
+            );
+          }),
+          { numRuns: RUNS },
+        );
+      },
+      PROPERTY_TIMEOUT_MS,
+    );
 
-    it('answers random, truncated and mutated bytes without INTERNAL', async () => {
-      await fc.assert(
-        fc.asyncProperty(broken(requests), async (request) => {
-          expectAnswered(
-            await callCase(method, request),
-            `${name} ${Buffer.from(request).toString('hex').slice(0, 120)}`,
-          );
-        }),
-        { numRuns: RUNS },
-      );
-    });
+    it(
+      'answers random, truncated and mutated bytes without INTERNAL',
+      async () => {
+        await fc.assert(
+          fc.asyncProperty(broken(requests), async (request) => {
+            expectAnswered(
+              await callCase(method, request),
+              `${name} ${Buffer.from(request).toString('hex').slice(0, 120)}`,
+            );
+          }),
+          { numRuns: RUNS },
+        );
+      },
+      PROPERTY_TIMEOUT_MS,
+    );
 
     it('refuses a message above the 4 MiB limit with RESOURCE_EXHAUSTED', async () => {
       const outcome = await callCase(method, new Uint8Array(5 * MiB).fill(0x0a));
