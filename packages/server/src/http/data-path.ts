@@ -6,7 +6,7 @@
  * It takes a request only when it answers it exactly as the fastify routes would, through the
  * same code: the route's answer (kv-routes.ts `readAnswer`, `putAnswer`), the request guard, the
  * JSON body parser fastify itself uses, and the error table (error-reply.ts). Every other request
- * goes to fastify untouched, before any of it is read: other paths and methods, a query string, a
+ * goes to fastify untouched, before a byte of it is read: other paths and methods, a query string, a
  * strong key, a body that is not JSON with a Content-Length within the limit, a missing or wrong
  * token, a node that is closing, and every request when CORS is on (its headers are
  * @fastify/cors's). Fastify's refusals, with their logs and headers, stay fastify's.
@@ -24,7 +24,7 @@ import { parseInput, readQuerySchema, validateKey, writeQuerySchema } from './sc
 type Listener = (req: IncomingMessage, res: ServerResponse) => void;
 
 const PREFIX = '/v1/kv/';
-/** The JSON bodies taken here; any other Content-Type (or none) is fastify's to parse or refuse. */
+/** The JSON bodies taken here; every other Content-Type (or none) is fastify's to parse or refuse. */
 const JSON_TYPES: ReadonlySet<string> = new Set(['application/json', 'application/json; charset=utf-8']);
 /** The content types fastify gives a rendered get (bytes typed by the route) and a JSON object. */
 const BYTES_TYPE = 'application/json';
@@ -111,7 +111,7 @@ class DataPath {
     return true;
   }
 
-  /** The key's segment of `/v1/kv/<segment>`, or undefined for any other request target. */
+  /** The key's segment of `/v1/kv/<segment>`, or undefined for every other request target. */
   private keySegment(url: string | undefined): string | undefined {
     if (url === undefined || !url.startsWith(PREFIX)) return undefined;
     const segment = url.slice(PREFIX.length);

@@ -82,7 +82,7 @@ export type PutBody = z.infer<typeof putBodySchema>;
 /**
  * A put's body, checked by hand when it has the usual shape (an object of `value` and maybe a
  * `context` string within its limit, the value nested no deeper than VALUE_DEPTH_MAX), which is
- * exactly what putBodySchema accepts; any other input goes through the schema, for its message.
+ * exactly what putBodySchema accepts; every other input goes through the schema, for its message.
  * Zod cost a coordinator about 1.5% of its CPU per put (docs/benchmarks.md, tenth round).
  */
 export function parsePutBody(input: unknown): PutBody {
