@@ -158,12 +158,23 @@ function withDeletedAt(state: KeyState, t: number | undefined): KeyState {
 }
 
 function keepUnseen(from: readonly Sibling[], other: KeyState, into: Map<string, Sibling>): void {
+  const otherHas = dotLookup(other.siblings);
   for (const s of from) {
-    if (vvCovers(other.vv, s.dot) && !hasDot(other.siblings, s.dot)) continue;
+    if (vvCovers(other.vv, s.dot) && !otherHas(s.dot)) continue;
     const id = dotId(s.dot);
     const present = into.get(id);
     into.set(id, present === undefined ? s : pickSameDot(present, s));
   }
+}
+
+/** Siblings past this many are looked up by dot through a set, so a merge stays linear. */
+const DOT_SCAN_MAX = 8;
+
+/** Whether `siblings` hold a dot: a scan for a few siblings, a set for many (a merge is never quadratic). */
+function dotLookup(siblings: readonly Sibling[]): (dot: Dot) => boolean {
+  if (siblings.length <= DOT_SCAN_MAX) return (dot) => hasDot(siblings, dot);
+  const ids = new Set(siblings.map((s) => dotId(s.dot)));
+  return (dot) => ids.has(dotId(dot));
 }
 
 /** Two siblings with one dot are the same write; pick deterministically should they ever differ. */

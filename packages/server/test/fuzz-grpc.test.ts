@@ -8,7 +8,7 @@
  * A new RPC is covered by adding a row to `peerMethods` (fuzz-grpc-cases.ts).
  */
 import { Client, credentials, type ServiceError, status } from '@grpc/grpc-js';
-import { encodeState, isNodeErrorCode, type Sibling } from '@tessera/core';
+import { encodeState, isNodeErrorCode, PEER_DECODE_LIMITS, type Sibling } from '@tessera/core';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as pb from '../src/transport/generated/tessera/peer/v1/peer.js';
@@ -274,6 +274,22 @@ describe('peer gRPC fuzzing', () => {
       expect((await call(pb.PeerService.transferPartition.path, invalid, true)).code).toBe(
         status.INVALID_ARGUMENT,
       );
+      expect(Date.now() - started).toBeLessThan(CALL_TIMEOUT_MS);
+    });
+    it('merges a pipe message of states with thousands of siblings well within the deadline (each merge used to be quadratic, and the pipe stalled for seconds)', async () => {
+      const count = PEER_DECODE_LIMITS.siblingsMax;
+      const state = encodeState({
+        vv: [{ node: 'ghost', counter: count, timestampMs: 1 }],
+        siblings: Array.from({ length: count }, (_, i) => ({
+          dot: { node: 'ghost', counter: i + 1 },
+          lastModifiedMs: 1,
+          value: new TextEncoder().encode(`${i}`),
+        })),
+      });
+      const calls = Array.from({ length: 16 }, (_, id) => ({ id, replicate: { key: 'fuzz-c', state } }));
+      const started = Date.now();
+      const outcome = await callPipe(pb.PipeRequest.encode({ calls }).finish());
+      expect(outcome.code, outcome.details).toBe(status.OK);
       expect(Date.now() - started).toBeLessThan(CALL_TIMEOUT_MS);
     });
   });
