@@ -14,7 +14,13 @@ import { createRng } from '@tessera/core';
 import type { Pool } from 'undici';
 import { type AbSample, type AbWorkloadSummary, type PairedFigure, summarizeAb } from './ab-summary.js';
 import { type Cluster, startLocalCluster } from './cluster.js';
-import { type KeyCounter, type LoadTarget, loadDriver, workloadDriver } from './drivers.js';
+import {
+  type KeyCounter,
+  LOAD_PHASE_MAX_MS,
+  type LoadTarget,
+  loadDriver,
+  workloadDriver,
+} from './drivers.js';
 import { formatCount, renderTable } from './format.js';
 import { createPool } from './http.js';
 import { createKeyChooser } from './keys.js';
@@ -24,7 +30,7 @@ import { ProcessSampler } from './proc-sampler.js';
 import { checkQuietMachine } from './quiet-machine.js';
 import type { PhaseResult } from './results.js';
 import { type Driver, runPhase } from './runner.js';
-import { makeValues } from './values.js';
+import { DISTINCT_VALUES, makeValues } from './values.js';
 import { isWorkloadName, WORKLOADS, type WorkloadName } from './workloads.js';
 
 export const AB_USAGE = `Usage: pnpm bench ab --against DIR [options]
@@ -60,8 +66,6 @@ export interface AbOptions {
 }
 
 const VALUE_BYTES = 150;
-const DISTINCT_VALUES = 16;
-const LOAD_PHASE_MAX_MS = 600_000;
 
 export function parseAbArgs(argv: readonly string[]): AbOptions {
   const { values } = parseArgs({

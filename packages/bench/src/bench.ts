@@ -7,7 +7,14 @@ import { createRng, type Rng } from '@tessera/core';
 import type { Pool } from 'undici';
 import { startBareServer } from './bare.js';
 import { attachCluster, type Cluster, type NodeHandle, startLocalCluster } from './cluster.js';
-import { bareDriver, type KeyCounter, type LoadTarget, loadDriver, workloadDriver } from './drivers.js';
+import {
+  bareDriver,
+  type KeyCounter,
+  LOAD_PHASE_MAX_MS,
+  type LoadTarget,
+  loadDriver,
+  workloadDriver,
+} from './drivers.js';
 import { createPool } from './http.js';
 import { createKeyChooser } from './keys.js';
 import { LoopDelayProbe } from './loop-probe.js';
@@ -23,7 +30,7 @@ import { type Driver, type PhaseContext, type PhasePlan, runPhase } from './runn
 import { nodeMinutes, type SampleRound, soakMinutes, soakVerdict } from './soak-minutes.js';
 import { SoakSampler, sampleEveryMs } from './soak-sampler.js';
 import { probeMs } from './speed-probe.js';
-import { makeValues, putBody } from './values.js';
+import { DISTINCT_VALUES, makeValues, putBody } from './values.js';
 import { wakeProbe } from './wake-probe.js';
 import { needsLoadedKeys, WORKLOADS } from './workloads.js';
 
@@ -34,9 +41,6 @@ export interface BenchIo {
   readonly signal: AbortSignal;
 }
 
-/** The load phase ends when every key is written; this only bounds it. */
-const LOAD_PHASE_MAX_MS = 10 * 60_000;
-const DISTINCT_VALUES = 16;
 /** Above this 1-minute load average at the start, the run says the machine is busy. */
 const BUSY_LOAD_AVERAGE = 1;
 

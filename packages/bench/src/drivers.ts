@@ -38,6 +38,9 @@ function valueFor(target: LoadTarget): string {
   return target.values[Math.floor(target.rng() * target.values.length)]!;
 }
 
+/** The load phase ends when every key is written; this only bounds it. */
+export const LOAD_PHASE_MAX_MS = 10 * 60_000;
+
 /** Inserts keys 0..count-1 once (the YCSB load phase), then runs dry. */
 export function loadDriver(target: LoadTarget, count: number): Driver {
   let nextIndex = 0;

@@ -15,6 +15,9 @@ export function makeValue(valueBytes: number, rng: Rng): string {
   return JSON.stringify(text);
 }
 
+/** How many distinct values a benchmark's writes rotate through. */
+export const DISTINCT_VALUES = 16;
+
 /** A few distinct values to rotate through, so a read-modify-write really changes the value. */
 export function makeValues(valueBytes: number, count: number, rng: Rng): string[] {
   return Array.from({ length: count }, () => makeValue(valueBytes, rng));

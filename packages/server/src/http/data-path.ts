@@ -48,7 +48,13 @@ export function installDataPath(
 ): void {
   const handlers = app.server.listeners('request') as Listener[];
   const fastifyHandler = handlers[0];
-  if (handlers.length !== 1 || fastifyHandler === undefined) return;
+  if (handlers.length !== 1 || fastifyHandler === undefined) {
+    log.warn(
+      { requestListeners: handlers.length },
+      'data path off: the HTTP server has other request listeners; every request goes through fastify',
+    );
+    return;
+  }
   let closing = false;
   app.addHook('preClose', (done) => {
     closing = true;
