@@ -147,6 +147,7 @@ export class PartitionTrees {
     built: Uint8Array,
     tally: StoredTally,
   ): Promise<MerkleTree> {
+    if (await this.markedEmpty(partition, built)) return tree;
     for (let group = 0; group < GROUPS; group++) {
       const slot = slotOf(partition, group);
       let finish!: () => void;
@@ -170,6 +171,32 @@ export class PartitionTrees {
       }
     }
     return tree;
+  }
+
+  /**
+   * Marks every group of a partition that holds no key built, in one scan instead of GROUPS (a new
+   * node has 64 partitions: 2,048 scans, a third of a second of CPU, at each start). Every group is
+   * held while it looks, so no change slips between the look and the marks.
+   */
+  private async markedEmpty(partition: number, built: Uint8Array): Promise<boolean> {
+    const slots = Array.from({ length: GROUPS }, (_, group) => slotOf(partition, group));
+    const finishes: (() => void)[] = [];
+    for (const slot of slots)
+      this.scans.set(
+        slot,
+        new Promise<void>((resolve) => {
+          finishes.push(resolve);
+        }),
+      );
+    try {
+      await Promise.all(slots.map((slot) => this.drained(slot)));
+      for await (const _ of this.scanBuckets(partition, 0, MERKLE_BUCKETS)) return false;
+      built.fill(1);
+      return true;
+    } finally {
+      for (const slot of slots) this.scans.delete(slot);
+      for (const finish of finishes) finish();
+    }
   }
 
   private drained(slot: number): Promise<void> {

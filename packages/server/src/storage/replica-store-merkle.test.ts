@@ -88,8 +88,8 @@ async function rebuilt(engine: StorageEngine): Promise<MerkleTree[]> {
 }
 
 describe.each(engines)('ReplicaStore Merkle trees on %s', (_name, makeEngine) => {
-  async function open(): Promise<{ store: ReplicaStore; engine: StorageEngine }> {
-    const engine = await makeEngine();
+  async function open(given?: StorageEngine): Promise<{ store: ReplicaStore; engine: StorageEngine }> {
+    const engine = given ?? (await makeEngine());
     await engine.open();
     cleanups.push(() => engine.close());
     return { store: new ReplicaStore(engine, { partitionCount: Q, sync: false }), engine };
@@ -157,6 +157,32 @@ describe.each(engines)('ReplicaStore Merkle trees on %s', (_name, makeEngine) =>
     const fresh = await rebuilt(engine);
     expect(trees.map((tree, p) => tree.equals(fresh[p]!))).toEqual(fresh.map(() => true));
     expect(store.merkleTreeCount).toBe(Q);
+  });
+
+  it('builds the trees of empty partitions while their first writes are in flight, and misses none of them', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.nat(40), fc.nat(40), async (early, late) => {
+        const { store, engine } = await open();
+        const write = (i: number) =>
+          store.update(`e${i}`, (s) =>
+            applyWrite(s, {
+              actor: 'n1',
+              context: EMPTY_CONTEXT,
+              value: utf8(`${i}`),
+              nowMs: i,
+              vvEntriesMax: 8,
+            }),
+          );
+        const writes = Array.from({ length: early }, (_, i) => write(i));
+        const building = Promise.all(Array.from({ length: Q }, (_, p) => store.merkleTree(p)));
+        writes.push(...Array.from({ length: late }, (_, i) => write(early + i)));
+        const [trees] = await Promise.all([building, ...writes]);
+        const fresh = await rebuilt(engine);
+        expect(trees.map((tree, p) => tree.equals(fresh[p]!))).toEqual(fresh.map(() => true));
+        expect(store.stored()).toMatchObject({ keys: early + late, partitionsCounted: Q });
+      }),
+      { numRuns: 20 },
+    );
   });
 
   it('leaves tombstones out of the tree, so deleting a value changes it and collecting the tombstone does not', async () => {
