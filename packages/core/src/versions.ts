@@ -158,23 +158,26 @@ function withDeletedAt(state: KeyState, t: number | undefined): KeyState {
 }
 
 function keepUnseen(from: readonly Sibling[], other: KeyState, into: Map<string, Sibling>): void {
-  const otherHas = dotLookup(other.siblings);
+  const otherDots = dotSet(other.siblings);
   for (const s of from) {
-    if (vvCovers(other.vv, s.dot) && !otherHas(s.dot)) continue;
+    if (vvCovers(other.vv, s.dot) && !holds(other.siblings, otherDots, s.dot)) continue;
     const id = dotId(s.dot);
     const present = into.get(id);
     into.set(id, present === undefined ? s : pickSameDot(present, s));
   }
 }
 
-/** Siblings past this many are looked up by dot through a set, so a merge stays linear. */
+/** Past this many siblings, a side's dots are looked up through a set, so a merge stays linear. */
 const DOT_SCAN_MAX = 8;
 
-/** Whether `siblings` hold a dot: a scan for a few siblings, a set for many (a merge is never quadratic). */
-function dotLookup(siblings: readonly Sibling[]): (dot: Dot) => boolean {
-  if (siblings.length <= DOT_SCAN_MAX) return (dot) => hasDot(siblings, dot);
-  const ids = new Set(siblings.map((s) => dotId(s.dot)));
-  return (dot) => ids.has(dotId(dot));
+/** The siblings' dots as a set when there are many of them; undefined for a few (a scan is cheaper). */
+function dotSet(siblings: readonly Sibling[]): Set<string> | undefined {
+  return siblings.length <= DOT_SCAN_MAX ? undefined : new Set(siblings.map((s) => dotId(s.dot)));
+}
+
+/** Whether `siblings` (whose `dotSet` is `dots`) hold `dot`. */
+function holds(siblings: readonly Sibling[], dots: Set<string> | undefined, dot: Dot): boolean {
+  return dots === undefined ? hasDot(siblings, dot) : dots.has(dotId(dot));
 }
 
 /** Two siblings with one dot are the same write; pick deterministically should they ever differ. */
