@@ -1,7 +1,12 @@
 /** The event-loop delay metrics: one timer feeds the histogram and the longest-delay gauge. */
 import { Registry } from 'prom-client';
 import { describe, expect, it } from 'vitest';
-import { registerEventLoopDelay } from './metrics-loop.js';
+import {
+  LOOP_SAMPLE_EVERY_MS,
+  LOOP_SAMPLE_IDLE_EVERY_MS,
+  nextSampleEveryMs,
+  registerEventLoopDelay,
+} from './metrics-loop.js';
 
 type Sample = { value: number; labels: { le?: string | number }; metricName?: string };
 
@@ -29,8 +34,9 @@ describe('event-loop delay metrics', () => {
     const registry = new Registry();
     registerEventLoopDelay(registry);
     const before = await scrape(registry);
-    stall(80);
-    // The sampler fires after the stall and records it, at least 60 ms late: above the 0.05 bucket.
+    // Longer than the sampler's longest period (LOOP_SAMPLE_IDLE_EVERY_MS), so it was due during the
+    // stall however idle the loop was before: it fires at least 100 ms late, above the 0.05 bucket.
+    stall(LOOP_SAMPLE_IDLE_EVERY_MS + 100);
     let after = await scrape(registry);
     const deadline = Date.now() + 5_000;
     while (after.bucket('+Inf') === before.bucket('+Inf') && Date.now() < deadline) {
@@ -42,5 +48,17 @@ describe('event-loop delay metrics', () => {
     expect(slow(after)).toBeGreaterThan(slow(before));
     expect(after.max).toBeGreaterThan(0.05);
     expect((await scrape(registry)).max).toBeLessThan(0.05);
+  });
+
+  it('looks every 10 ms while the loop is in use and backs off to 100 ms while it is idle', () => {
+    expect(nextSampleEveryMs(LOOP_SAMPLE_EVERY_MS, 0.5)).toBe(LOOP_SAMPLE_EVERY_MS);
+    expect(nextSampleEveryMs(LOOP_SAMPLE_IDLE_EVERY_MS, 0.06)).toBe(LOOP_SAMPLE_EVERY_MS);
+    let everyMs = LOOP_SAMPLE_EVERY_MS;
+    const periods: number[] = [];
+    for (let i = 0; i < 6; i++) {
+      everyMs = nextSampleEveryMs(everyMs, 0.01);
+      periods.push(everyMs);
+    }
+    expect(periods).toEqual([20, 40, 80, 100, 100, 100]);
   });
 });

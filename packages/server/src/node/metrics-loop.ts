@@ -1,16 +1,30 @@
 /**
- * Event-loop delay on /metrics. `tessera_event_loop_delay_seconds` is a histogram: a timer every
- * LOOP_SAMPLE_EVERY_MS records how late it fired (the time the loop was busy with something else),
- * so any window's quantiles come from the difference of two scrapes (`histogram_quantile` over a
- * `rate`, or `pnpm bench` per phase), and scrapers do not disturb each other.
- * `tessera_event_loop_delay_max_seconds` is the longest delay since the previous scrape, from the
- * same timer: one timer per process, since on a shared machine every wake-up of an idle process
- * costs CPU (about 100 µs here: docs/benchmarks.md, eighth round).
+ * Event-loop delay on /metrics. `tessera_event_loop_delay_seconds` is a histogram: a timer records
+ * how late it fired (the time the loop was busy with something else), so any window's quantiles
+ * come from the difference of two scrapes (`histogram_quantile` over a `rate`, or `pnpm bench` per
+ * phase), and scrapers do not disturb each other. `tessera_event_loop_delay_max_seconds` is the
+ * longest delay since the previous scrape, from the same timer.
+ *
+ * The timer looks every LOOP_SAMPLE_EVERY_MS while the loop is in use and backs off to
+ * LOOP_SAMPLE_IDLE_EVERY_MS while it is nearly idle: on a shared machine every wake-up of an idle
+ * process costs CPU (about 45-100 µs here: docs/benchmarks.md, eighth and ninth rounds), and at
+ * 100 looks a second the timer was half of an idle node's CPU. One timer per process.
  */
+import { performance } from 'node:perf_hooks';
 import { Gauge, Histogram, type Registry } from 'prom-client';
 
-/** How often the timer looks; a delay shorter than about a millisecond is timer noise. */
+/** How often the timer looks while the loop is in use; a delay under about a millisecond is timer noise. */
 export const LOOP_SAMPLE_EVERY_MS = 10;
+/** How often it looks at most while the loop is nearly idle; a stall this long or longer is always seen. */
+export const LOOP_SAMPLE_IDLE_EVERY_MS = 100;
+/** Below this share of busy time since its last look, the timer counts the loop as idle. */
+const IDLE_UTILIZATION = 0.05;
+
+/** The timer's next period: back to LOOP_SAMPLE_EVERY_MS once the loop is in use, doubled up to the idle period while it is not. */
+export function nextSampleEveryMs(everyMs: number, utilization: number): number {
+  if (utilization >= IDLE_UTILIZATION) return LOOP_SAMPLE_EVERY_MS;
+  return Math.min(everyMs * 2, LOOP_SAMPLE_IDLE_EVERY_MS);
+}
 
 /** Fine up to 50 ms (where the latency targets live), then coarser up to 1 s. */
 export const LOOP_DELAY_BUCKETS = [
@@ -27,19 +41,25 @@ function loopHistogram(): Histogram {
   if (histogram !== undefined) return histogram;
   const created = new Histogram({
     name: 'tessera_event_loop_delay_seconds',
-    help: `How late a timer due every ${LOOP_SAMPLE_EVERY_MS} ms fired: event-loop delay (a busy loop delays every request).`,
+    help: `How late a timer due every ${LOOP_SAMPLE_EVERY_MS} ms (every ${LOOP_SAMPLE_IDLE_EVERY_MS} ms at most while the loop is idle) fired: event-loop delay (a busy loop delays every request).`,
     buckets: LOOP_DELAY_BUCKETS,
     registers: [],
   });
-  let dueMs = performance.now() + LOOP_SAMPLE_EVERY_MS;
-  const timer = setInterval(() => {
+  let everyMs = LOOP_SAMPLE_EVERY_MS;
+  let dueMs = performance.now() + everyMs;
+  let usage = performance.eventLoopUtilization();
+  const look = (): void => {
     const nowMs = performance.now();
     const delayS = Math.max(0, nowMs - dueMs) / 1000;
     created.observe(delayS);
     if (delayS > maxSinceScrapeS) maxSinceScrapeS = delayS;
-    dueMs = nowMs + LOOP_SAMPLE_EVERY_MS;
-  }, LOOP_SAMPLE_EVERY_MS);
-  timer.unref();
+    const next = performance.eventLoopUtilization();
+    everyMs = nextSampleEveryMs(everyMs, performance.eventLoopUtilization(next, usage).utilization);
+    usage = next;
+    dueMs = nowMs + everyMs;
+    setTimeout(look, everyMs).unref();
+  };
+  setTimeout(look, everyMs).unref();
   histogram = created;
   return created;
 }
