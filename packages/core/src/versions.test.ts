@@ -162,6 +162,65 @@ describe('mergeStates algebra on states from random histories', () => {
   });
 });
 
+describe('mergeStates against its definition', () => {
+  /** The definition, quadratic: a sibling survives unless the other side's clock covers it and the other side dropped it. */
+  const reference = (a: KeyState, b: KeyState): string[] => {
+    const kept = (from: KeyState, other: KeyState) =>
+      from.siblings.filter(
+        (s) => !vvCovers(other.vv, s.dot) || other.siblings.some((o) => sameDot(o.dot, s.dot)),
+      );
+    return [...new Set([...kept(a, b), ...kept(b, a)].map((s) => dotId(s.dot)))].sort();
+  };
+  const coord = fc.nat(3);
+  /** Mostly blind writes, so siblings pile up past the size where the merge indexes dots. */
+  const pilingOps: fc.Arbitrary<Op[]> = fc.array(
+    fc.oneof(
+      {
+        weight: 6,
+        arbitrary: fc.record({
+          kind: fc.constant('write' as const),
+          coord,
+          ctx: fc.constant(null),
+          del: fc.constant(false),
+          catchUp: fc.constant(false),
+        }),
+      },
+      {
+        weight: 2,
+        arbitrary: fc.record({
+          kind: fc.constant('write' as const),
+          coord,
+          ctx: fc.oneof(fc.constant('local' as const), fc.nat(6)),
+          del: fc.boolean(),
+          catchUp: fc.boolean(),
+        }),
+      },
+      { weight: 2, arbitrary: fc.record({ kind: fc.constant('sync' as const), from: coord, to: coord }) },
+    ),
+    { minLength: 40, maxLength: 150 },
+  );
+
+  it('keeps exactly the siblings the definition keeps, for states of dozens of siblings too', () => {
+    let largest = 0;
+    fc.assert(
+      fc.property(pilingOps, fc.nat(), fc.nat(), (ops, i, j) => {
+        const run = simulate(ops, 4, BIG, false);
+        const a = run.observed[i % run.observed.length]!;
+        const b = run.observed[j % run.observed.length]!;
+        largest = Math.max(largest, Math.min(a.siblings.length, b.siblings.length));
+        expect(
+          mergeStates(a, b)
+            .siblings.map((s) => dotId(s.dot))
+            .sort(),
+        ).toEqual(reference(a, b));
+      }),
+      { numRuns: 60 },
+    );
+    // Both sides past 16 siblings in some run: the merge's indexed path was taken.
+    expect(largest).toBeGreaterThan(16);
+  });
+});
+
 describe('cluster model', () => {
   it('never drops a write unless a later write saw it; merged result is exactly the unsuperseded writes', () => {
     fc.assert(

@@ -158,7 +158,7 @@ function withDeletedAt(state: KeyState, t: number | undefined): KeyState {
 }
 
 function keepUnseen(from: readonly Sibling[], other: KeyState, into: Map<string, Sibling>): void {
-  const otherDots = dotSet(other.siblings);
+  const otherDots = dotIndex(other.siblings);
   for (const s of from) {
     if (vvCovers(other.vv, s.dot) && !holds(other.siblings, otherDots, s.dot)) continue;
     const id = dotId(s.dot);
@@ -167,17 +167,26 @@ function keepUnseen(from: readonly Sibling[], other: KeyState, into: Map<string,
   }
 }
 
-/** Past this many siblings, a side's dots are looked up through a set, so a merge stays linear. */
-const DOT_SCAN_MAX = 8;
+/** Past this many siblings, a side's dots are looked up in a map, so a merge stays linear. */
+const DOT_SCAN_MAX = 16;
 
-/** The siblings' dots as a set when there are many of them; undefined for a few (a scan is cheaper). */
-function dotSet(siblings: readonly Sibling[]): Set<string> | undefined {
-  return siblings.length <= DOT_SCAN_MAX ? undefined : new Set(siblings.map((s) => dotId(s.dot)));
+/** A side's dots by node, when it has many siblings; undefined for a few (a scan is cheaper). */
+type DotIndex = Map<string, Set<number>> | undefined;
+
+function dotIndex(siblings: readonly Sibling[]): DotIndex {
+  if (siblings.length <= DOT_SCAN_MAX) return undefined;
+  const index = new Map<string, Set<number>>();
+  for (const { dot } of siblings) {
+    const counters = index.get(dot.node);
+    if (counters === undefined) index.set(dot.node, new Set([dot.counter]));
+    else counters.add(dot.counter);
+  }
+  return index;
 }
 
-/** Whether `siblings` (whose `dotSet` is `dots`) hold `dot`. */
-function holds(siblings: readonly Sibling[], dots: Set<string> | undefined, dot: Dot): boolean {
-  return dots === undefined ? hasDot(siblings, dot) : dots.has(dotId(dot));
+/** Whether `siblings` (whose `dotIndex` is `index`) hold `dot`. */
+function holds(siblings: readonly Sibling[], index: DotIndex, dot: Dot): boolean {
+  return index === undefined ? hasDot(siblings, dot) : index.get(dot.node)?.has(dot.counter) === true;
 }
 
 /** Two siblings with one dot are the same write; pick deterministically should they ever differ. */
