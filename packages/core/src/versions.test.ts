@@ -201,13 +201,11 @@ describe('mergeStates against its definition', () => {
   );
 
   it('keeps exactly the siblings the definition keeps, for states of dozens of siblings too', () => {
-    let largest = 0;
     fc.assert(
       fc.property(pilingOps, fc.nat(), fc.nat(), (ops, i, j) => {
         const run = simulate(ops, 4, BIG, false);
         const a = run.observed[i % run.observed.length]!;
         const b = run.observed[j % run.observed.length]!;
-        largest = Math.max(largest, Math.min(a.siblings.length, b.siblings.length));
         expect(
           mergeStates(a, b)
             .siblings.map((s) => dotId(s.dot))
@@ -216,8 +214,28 @@ describe('mergeStates against its definition', () => {
       }),
       { numRuns: 60 },
     );
-    // Both sides past 16 siblings in some run: the merge's indexed path was taken.
-    expect(largest).toBeGreaterThan(16);
+  });
+
+  it('drops what one side of 31 siblings has seen and dropped, and keeps the rest, from a side of 40', () => {
+    // Past 16 siblings each: the merge looks the dots up in its index, not by a scan.
+    let all = EMPTY_STATE;
+    let afterTen = EMPTY_STATE;
+    for (let i = 0; i < 40; i++) {
+      all = write(all, NODES[i % 4]!, EMPTY_CONTEXT, `"v${i}"`, i);
+      if (i === 9) afterTen = all;
+    }
+    const replaced = write(all, 'n5', readContext(afterTen), '"new"', 40);
+    expect([all.siblings.length, replaced.siblings.length]).toEqual([40, 31]);
+    for (const [a, b] of [
+      [all, replaced],
+      [replaced, all],
+    ] as const) {
+      const merged = mergeStates(a, b)
+        .siblings.map((x) => dotId(x.dot))
+        .sort();
+      expect(merged).toEqual(reference(a, b));
+      expect(merged).toEqual(replaced.siblings.map((x) => dotId(x.dot)).sort());
+    }
   });
 });
 

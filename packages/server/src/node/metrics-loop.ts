@@ -1,6 +1,6 @@
 /**
  * Event-loop delay on /metrics. `tessera_event_loop_delay_seconds` is a histogram: a timer records
- * how late it fired (the time the loop was busy with something else), so any window's quantiles
+ * how late it fired (the time the loop was busy with something else), so the quantiles of a window
  * come from the difference of two scrapes (`histogram_quantile` over a `rate`, or `pnpm bench` per
  * phase), and scrapers do not disturb each other. `tessera_event_loop_delay_max_seconds` is the
  * longest delay since the previous scrape, from the same timer.
