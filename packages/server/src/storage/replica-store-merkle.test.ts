@@ -81,6 +81,13 @@ async function apply(store: ReplicaStore, op: Op, history: KeyState[], nowMs: nu
   history.push(await store.update(key, stamp));
 }
 
+/** A write of value `i` at time `i` that saw nothing (a new sibling). */
+function blindWrite(store: ReplicaStore, key: string, i: number): Promise<KeyState> {
+  return store.update(key, (s) =>
+    applyWrite(s, { actor: 'n1', context: EMPTY_CONTEXT, value: utf8(`${i}`), nowMs: i, vvEntriesMax: 8 }),
+  );
+}
+
 /** Every partition's tree, built from scratch by a store that never saw a change. */
 async function rebuilt(engine: StorageEngine): Promise<MerkleTree[]> {
   const fresh = new ReplicaStore(engine, { partitionCount: Q, sync: false });
@@ -140,16 +147,7 @@ describe.each(engines)('ReplicaStore Merkle trees on %s', (_name, makeEngine) =>
   it('builds a tree while writes to the same partition are in flight, and misses none of them', async () => {
     const { store, engine } = await open();
     const keys = Array.from({ length: 400 }, (_, i) => `w${i}`);
-    const write = (key: string, i: number) =>
-      store.update(key, (s) =>
-        applyWrite(s, {
-          actor: 'n1',
-          context: EMPTY_CONTEXT,
-          value: utf8(`${i}`),
-          nowMs: i,
-          vvEntriesMax: 8,
-        }),
-      );
+    const write = (key: string, i: number) => blindWrite(store, key, i);
     await Promise.all(keys.slice(0, 200).map(write));
     const building = Promise.all(Array.from({ length: Q }, (_, p) => store.merkleTree(p)));
     await Promise.all([...keys.slice(200).map(write), ...keys.slice(0, 100).map(write), building]);
@@ -163,16 +161,7 @@ describe.each(engines)('ReplicaStore Merkle trees on %s', (_name, makeEngine) =>
     await fc.assert(
       fc.asyncProperty(fc.nat(40), fc.nat(40), async (early, late) => {
         const { store, engine } = await open();
-        const write = (i: number) =>
-          store.update(`e${i}`, (s) =>
-            applyWrite(s, {
-              actor: 'n1',
-              context: EMPTY_CONTEXT,
-              value: utf8(`${i}`),
-              nowMs: i,
-              vvEntriesMax: 8,
-            }),
-          );
+        const write = (i: number) => blindWrite(store, `e${i}`, i);
         const writes = Array.from({ length: early }, (_, i) => write(i));
         const building = Promise.all(Array.from({ length: Q }, (_, p) => store.merkleTree(p)));
         writes.push(...Array.from({ length: late }, (_, i) => write(early + i)));
