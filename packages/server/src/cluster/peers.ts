@@ -5,7 +5,7 @@
  */
 import { type ClusterState, type ErrorCode, type NodeId, TesseraError } from '@tessera/core';
 import type { Logger } from '../logger.js';
-import type { PeerClient } from '../transport/peer-api.js';
+import { NOT_SENT, type PeerClient } from '../transport/peer-api.js';
 
 export type PeerClientFactory = (address: string) => PeerClient;
 
@@ -94,9 +94,7 @@ export class PeerDirectory {
         new TesseraError(
           'PEER_UNAVAILABLE',
           `Node ${node} is not a known member; its address is not known yet.`,
-          {
-            peer: node,
-          },
+          { peer: node, ...NOT_SENT },
         ),
       );
     }
@@ -181,6 +179,7 @@ function unreachable(address: string, node: NodeId): PeerClient {
     Promise.reject(
       new TesseraError('PEER_UNAVAILABLE', `Traffic to ${node} is blocked by fault injection.`, {
         peer: node,
+        ...NOT_SENT,
       }),
     );
   const base = { address, close: () => {} };

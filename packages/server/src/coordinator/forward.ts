@@ -6,7 +6,7 @@
  */
 import { type NodeId, TesseraError } from '@tessera/core';
 import type { PeerDirectory } from '../cluster/peers.js';
-import type { CoordinateRequest } from '../transport/peer-api.js';
+import { type CoordinateRequest, failedBeforeSending } from '../transport/peer-api.js';
 import type { WriteResult } from './receipt.js';
 
 /**
@@ -47,10 +47,23 @@ export async function forwardWrite(
         ? { context: reply.context }
         : { context: reply.context, stored: reply.stored };
     } catch (err) {
-      // Only an unreachable coordinator is surely untouched; anything else may have been applied.
-      if (!TesseraError.is(err) || err.code !== 'PEER_UNAVAILABLE') throw err;
+      if (!TesseraError.is(err, 'PEER_UNAVAILABLE')) throw err;
       peers.markFailed(node, err);
+      // Only a call that surely never left is surely untouched. Any other (a coordinator killed
+      // mid-write answers "Connection dropped") may have stamped and sent a version: coordinating
+      // the write again would make a second version of it, which a later write that saw only one
+      // would not replace (a removed item back in a cart).
+      if (!failedBeforeSending(err)) throw mayHaveApplied(node, err);
     }
   }
   return undefined;
+}
+
+function mayHaveApplied(node: NodeId, err: TesseraError): TesseraError {
+  return new TesseraError(
+    'PEER_UNAVAILABLE',
+    `Node ${node}, coordinating this write, failed before it answered; the write may have been applied. Read the key before writing it again.`,
+    { peer: node },
+    { cause: err },
+  );
 }

@@ -26,16 +26,17 @@ import {
 } from './convert.js';
 import type { PeerClientSecurity } from './credentials.js';
 import type * as pb from './generated/tessera/peer/v1/peer.js';
-import type {
-  CoordinateReply,
-  CoordinateRequest,
-  ListKeysReply,
-  ListKeysRequest,
-  MerkleKeysReply,
-  MerkleKeysRequest,
-  PeerClient,
-  TransferEntry,
-  TransferPage,
+import {
+  type CoordinateReply,
+  type CoordinateRequest,
+  type ListKeysReply,
+  type ListKeysRequest,
+  type MerkleKeysReply,
+  type MerkleKeysRequest,
+  NOT_SENT,
+  type PeerClient,
+  type TransferEntry,
+  type TransferPage,
 } from './peer-api.js';
 import { PipeClient, type PipeOp } from './pipe-client.js';
 import { MESSAGE_BYTES_MAX_DEFAULT, type PeerMethod, peerService } from './service.js';
@@ -238,7 +239,11 @@ class GrpcPeerClient implements PeerClient {
       );
     }
     if (this.closed)
-      return new TesseraError('PEER_UNAVAILABLE', `The client for peer ${peer} is closed.`, { peer, rpc });
+      return new TesseraError('PEER_UNAVAILABLE', `The client for peer ${peer} is closed.`, {
+        peer,
+        rpc,
+        ...NOT_SENT,
+      });
     return undefined;
   }
 

@@ -2,7 +2,7 @@
  * What one node asks of another. The gRPC server in this folder serves a `PeerApi` handler; the
  * gRPC client implements `PeerClient`. Nothing outside `transport/` sees gRPC.
  */
-import type { ClusterState, Member, NodeSettings } from '@tessera/core';
+import { type ClusterState, type Member, type NodeSettings, TesseraError } from '@tessera/core';
 import type { WriteReceipt } from '../coordinator/receipt.js';
 
 export interface CoordinateRequest {
@@ -118,7 +118,22 @@ export interface PeerApi {
   merkleKeys(request: MerkleKeysRequest): Promise<MerkleKeysReply>;
 }
 
-/** A connection to one peer. Every call fails with a `TesseraError` (e.g. PEER_UNAVAILABLE, TIMEOUT). */
+/**
+ * The details a peer call's PEER_UNAVAILABLE carries when the call surely failed before its request
+ * left this node (no connection, a refused stream, a closed client, traffic blocked): the peer did
+ * nothing. Without it, the peer may have run the call (a connection dropped mid-call).
+ */
+export const NOT_SENT = { sent: false } as const;
+
+/** Whether a peer call surely failed before its request reached the peer (see `NOT_SENT`). */
+export function failedBeforeSending(err: unknown): boolean {
+  return TesseraError.is(err, 'PEER_UNAVAILABLE') && err.details?.sent === false;
+}
+
+/**
+ * A connection to one peer. Every call fails with a `TesseraError` (e.g. PEER_UNAVAILABLE, TIMEOUT);
+ * a PEER_UNAVAILABLE that surely came before the request left carries `NOT_SENT`.
+ */
 export interface PeerClient {
   /** host:port of the peer. */
   readonly address: string;

@@ -13,6 +13,7 @@ import {
 } from '@tessera/core';
 import type { Logger } from '../logger.js';
 import { CODE_METADATA, DETAILS_METADATA } from './service.js';
+import { NOT_SENT } from './peer-api.js';
 
 /** Bounds keep the trailers far below HTTP/2 header limits. */
 const MESSAGE_CHARS_MAX = 2_048;
@@ -78,7 +79,19 @@ export function fromServiceError(
       : code === 'PEER_UNAVAILABLE'
         ? `Peer ${peer} is unavailable: ${error.details}`
         : `Peer ${peer} failed ${rpc}: ${error.details}`;
-  return new TesseraError(code, message, { peer, rpc, grpcStatus: error.code }, { cause: error });
+  const sent = code === 'PEER_UNAVAILABLE' && neverSent(error.details) ? NOT_SENT : {};
+  return new TesseraError(code, message, { peer, rpc, grpcStatus: error.code, ...sent }, { cause: error });
+}
+
+/**
+ * grpc-js's UNAVAILABLE statuses whose request surely never reached the peer: no connection to
+ * send it on, or a stream the peer refused (HTTP/2: not processed). Any other UNAVAILABLE ("Connection
+ * dropped" when the peer died mid-call) may come after the peer ran the call.
+ */
+const NEVER_SENT = ['No connection established', 'Stream refused by server', 'Channel closed before call started'];
+
+function neverSent(details: string): boolean {
+  return NEVER_SENT.some((prefix) => details.startsWith(prefix));
 }
 
 function parseDetails(json: string | undefined): ErrorDetails | undefined {

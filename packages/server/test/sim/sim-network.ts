@@ -4,13 +4,14 @@
  * Nothing here uses real time, so a seed replays exactly.
  */
 import { type ClusterState, createRng, type Member, type NodeId, TesseraError } from '@tessera/core';
-import type {
-  CoordinateReply,
-  CoordinateRequest,
-  MerkleKeysReply,
-  MerkleKeysRequest,
-  PeerApi,
-  PeerClient,
+import {
+  type CoordinateReply,
+  type CoordinateRequest,
+  type MerkleKeysReply,
+  type MerkleKeysRequest,
+  NOT_SENT,
+  type PeerApi,
+  type PeerClient,
 } from '../../src/transport/peer-api.js';
 
 /** The simulation's seeded random source (core `createRng`). */
@@ -79,9 +80,13 @@ export class SimNetwork {
     const [message] = this.pending.splice(Math.floor(this.random() * this.pending.length), 1);
     const { from, to, run, resolve, reject } = message!;
     const handler = this.handlers.get(to);
-    if (handler === undefined || this.blocked.has(`${from}>${to}`) || this.random() < this.dropRate) {
+    // A node that is down or cut off: no connection, nothing sent (NOT_SENT). A dropped message:
+    // the peer did nothing either, but the caller cannot know that (as after a dropped connection).
+    const unreachable = handler === undefined || this.blocked.has(`${from}>${to}`);
+    if (unreachable || this.random() < this.dropRate) {
       this.dropped++;
-      reject(new TesseraError('PEER_UNAVAILABLE', `simulated: ${to} unreachable from ${from}`));
+      const details = unreachable ? NOT_SENT : {};
+      reject(new TesseraError('PEER_UNAVAILABLE', `simulated: ${to} unreachable from ${from}`, details));
       return;
     }
     const replyLost = this.random() < this.dropRate / 2;
