@@ -59,15 +59,23 @@ export interface CoordinatorDeps {
   readonly now: () => number;
   /** This node's incarnation: the actors that stamp its writes (core actors.ts, node/incarnation.ts). */
   readonly incarnation: ActorSource;
-  /** Fault injection: when it answers true, the next write dies mid fan-out (see `crashMidWrite`). */
-  readonly crashArmed?: () => boolean;
+  /** Fault injection: a write that finds it armed dies mid fan-out (see `crashMidWrite`). */
+  readonly crashMidWrite?: CrashMidWrite;
   readonly log: Logger;
 }
 
 /** Where actors come from: the current incarnation, renewed when a write was sent but not stored here. */
 export interface ActorSource {
   readonly actors: ActorLife;
+  /** Switches `actors` to a new incarnation before it returns; the promise settles once that is persisted. */
   renew(): Promise<void>;
+}
+
+/** The crash-mid-write fault (node/fault-switches.ts): `take` answers true once after arming. */
+export interface CrashMidWrite {
+  take(): boolean;
+  /** Ends this process at once, as kill -9 does. */
+  die(): void;
 }
 
 export interface ReadOptions {
@@ -198,10 +206,11 @@ export class Coordinator {
         fanned = this.fanOut(key, preference, next, encoded, w, deadline, local, acks);
         // It may fail (no quorum) before the local write ends and is awaited: never an unhandled rejection.
         fanned.catch(() => {});
-        if (this.deps.crashArmed?.() === true) this.crashMidWrite(fanned);
+        if (this.deps.crashMidWrite?.take() === true) this.crashMidWrite(fanned, this.deps.crashMidWrite);
       },
+      notStored: (err) => this.sentButNotStored(err),
     });
-    const stored = await local.catch((err: unknown) => this.afterLocalFailure(err, fanned));
+    const stored = await local.catch((err: unknown) => this.afterLocalFailure(err));
     await (fanned ?? this.fanOut(key, preference, stored, encodeState(stored), w, deadline, local, acks));
     // This replica's own copy is on disk: its ack, whether or not the fan-out counted it yet.
     if (replicas.includes(this.deps.self)) acks.add(this.deps.self);
@@ -214,24 +223,27 @@ export class Coordinator {
   }
 
   /**
-   * The local write failed after the version went out to the other replicas: they may hold a dot
-   * this node does not, so its actors can no longer vouch for this key. Start a new incarnation.
+   * A version went out to the other replicas but is not stored here (the local write failed, or
+   * the node dies mid-write): they may hold a dot this node does not, so its actors can no longer
+   * vouch for this key. A new incarnation starts at once, under the key's lock, so no later write
+   * (of this key, in this process) is stamped with that dot again; it is persisted after.
    */
-  private async afterLocalFailure(err: unknown, fanned: Promise<void> | undefined): Promise<never> {
-    if (this.dying) return new Promise<never>(() => {});
-    if (fanned !== undefined) {
+  private sentButNotStored(err: unknown): void {
+    if (!this.dying)
       this.deps.log.error({ err }, 'local write failed after its fan-out: starting a new incarnation');
-      await this.deps.incarnation
-        .renew()
-        .catch((e: unknown) => this.deps.log.error({ err: e }, 'renew failed'));
-    }
+    this.deps.incarnation.renew().catch((e: unknown) => this.deps.log.error({ err: e }, 'renew failed'));
+  }
+
+  /** A local write failed; while the node dies mid-write, nothing answers any more. */
+  private afterLocalFailure(err: unknown): Promise<never> {
+    if (this.dying) return new Promise<never>(() => {});
     throw err;
   }
 
   /** Fault injection (kill -9 mid fan-out): die once the version reached the others, before storing it here. */
-  private crashMidWrite(fanned: Promise<void>): never {
+  private crashMidWrite(fanned: Promise<void>, crash: CrashMidWrite): never {
     this.dying = true;
-    const die = () => process.kill(process.pid, 'SIGKILL');
+    const die = () => crash.die();
     void fanned.then(die, die);
     // Abort the local write; the client gets no answer before the process is gone.
     throw new TesseraError('INTERNAL', 'Fault injection: this node dies in the middle of a write.');

@@ -143,7 +143,10 @@ export async function openStores(parts: Pick<NodeParts, 'store' | 'hints'>): Pro
 function coordinatorOf(p: Base): Coordinator {
   return new Coordinator({
     incarnation: p.incarnation,
-    crashArmed: () => p.faults.takeCrashMidWrite(),
+    crashMidWrite: {
+      take: () => p.faults.takeCrashMidWrite(),
+      die: () => process.kill(process.pid, 'SIGKILL'),
+    },
     hints: p.hints,
     self: p.config.nodeId,
     settings: p.config,

@@ -56,7 +56,9 @@ export class Incarnation {
 
   /**
    * Starts a new incarnation now: a write was sent to other replicas but not stored here, so the
-   * current actors no longer hold all their writes.
+   * current actors no longer hold all their writes. `actors` is the new one before this returns
+   * (so a caller under a key's lock stamps no later write with the old one); the promise settles
+   * once it is persisted.
    */
   async renew(): Promise<void> {
     this.current = new ActorLife(this.current.node, newIncarnation(this.random));

@@ -36,6 +36,12 @@ export interface UpdateHooks {
    * coordinator starts sending it to the other replicas while its own copy is being written.
    */
   readonly beforeWrite?: (next: KeyState, encoded: Uint8Array) => void;
+  /**
+   * Called under the key's lock, before any later change to the key is applied, when the change
+   * is not stored after its `beforeWrite` ran (its write failed, or `beforeWrite` threw): what
+   * `beforeWrite` sent out may be on other replicas but is not here.
+   */
+  readonly notStored?: (error: unknown) => void;
 }
 
 export interface ChangeOptions extends UpdateHooks {

@@ -284,6 +284,8 @@ export class ReplicaStore {
   private async writeGroup(key: string, at: Location, group: QueuedChange<ChangeOptions>[]): Promise<void> {
     const release = await this.trees.enter(at.partition, at.bucket);
     let accepted: Accepted<ChangeOptions>[] = [];
+    /** Changes whose `beforeWrite` ran: told synchronously, under the lock, if they are not stored. */
+    const sent: ChangeOptions[] = [];
     try {
       const entry = await this.load(key, at);
       const bytes = entry.bytes;
@@ -292,7 +294,8 @@ export class ReplicaStore {
       const applied = applyGroup(stored, group, (before, next, { how }) => {
         if (how.limitSiblings) checkSiblings(key, before, next, this.options.siblingsMax);
         const encoded = how.received?.state === next ? how.received.bytes : encodeState(next);
-        how.beforeWrite?.(next, encoded);
+        beforeWrite(how, next, encoded);
+        sent.push(how);
         last = { state: next, encoded };
       });
       accepted = applied.accepted;
@@ -317,6 +320,7 @@ export class ReplicaStore {
     } catch (err) {
       // Nothing of the group was written (or whether it was is unknown): every change not yet
       // refused fails with the error.
+      for (const how of sent) how.notStored?.(err);
       for (const change of accepted.length > 0 ? accepted.map((a) => a.change) : group) change.reject(err);
     } finally {
       release();
@@ -372,5 +376,15 @@ export class ReplicaStore {
 
   private locate(key: string): Location {
     return locate(this.options.partitionCount, key);
+  }
+}
+
+/** Runs the change's `beforeWrite`; if it throws once it may have sent the version, the change is not stored. */
+function beforeWrite(how: ChangeOptions, next: KeyState, encoded: Uint8Array): void {
+  try {
+    how.beforeWrite?.(next, encoded);
+  } catch (err) {
+    how.notStored?.(err);
+    throw err;
   }
 }

@@ -1,8 +1,8 @@
 /**
  * The deterministic cluster simulation: five real nodes in one process over a simulated network,
  * driven by one seeded random source through client writes (blind and with a read's context),
- * reads, deletes with a read's context, message drops, lost replies, partitions, crashes, clean
- * stops and restarts — some on a wiped disk, some with the node's clock stepped — then healed.
+ * reads, deletes with a read's context, message drops, lost replies, partitions, crashes (some in
+ * the middle of a write's fan-out, as the chaos suite's crash-write makes them), clean stops and restarts — some on a wiped disk, some with the node's clock stepped — then healed.
  * `check` says whether every replica of every key converged, whether any acknowledged write was
  * lost, and whether any version an acknowledged write or delete replaced came back.
  */
@@ -26,6 +26,8 @@ const START_MS = Date.UTC(2026, 0, 1);
 /** A restart steps the node's clock this often, to a random offset within ± this bound. */
 const CLOCK_STEP_CHANCE = 0.3;
 const CLOCK_STEP_MAX_MS = 5 * 60_000;
+/** Steps a node dying mid-write lives at most (its write's deadline, in the simulation). */
+const DYING_STEPS_MAX = 50;
 /** A restart of the one node that may be wiped starts it on an empty disk this often. */
 const WIPE_CHANCE = 0.5;
 const SETTINGS: CoordinatorSettings = {
@@ -49,6 +51,8 @@ export interface SimReport {
   readonly wipes: number;
   readonly clockSteps: number;
   readonly cleanStops: number;
+  /** Nodes armed to die in the middle of the next write they coordinate. */
+  readonly crashesArmed: number;
   readonly delivered: number;
   readonly dropped: number;
 }
@@ -67,7 +71,7 @@ export class SimCluster {
    * wiping one node never loses it legitimately; wiping two could (anti-entropy only runs at heal).
    */
   private readonly wipeable: SimNode;
-  private readonly counts = { wipes: 0, clockSteps: 0, cleanStops: 0 };
+  private readonly counts = { wipes: 0, clockSteps: 0, cleanStops: 0, crashesArmed: 0 };
 
   constructor(readonly seed: number) {
     this.random = seededRandom(seed);
@@ -109,6 +113,7 @@ export class SimCluster {
       this.clockMs += 1 + Math.floor(this.random() * 3);
       await this.randomEvent();
       await this.flush();
+      for (const node of this.nodes) node.tick(DYING_STEPS_MAX);
     }
   }
 
@@ -124,6 +129,7 @@ export class SimCluster {
     else if (r < 0.83) this.network.heal();
     else if (r < 0.88 && up.length > 0) this.handoffRound(this.pick(up));
     else if (r < 0.89 && up.length > 1) this.cleanStop(this.pick(up));
+    else if (r < 0.9 && up.length > 1) this.armCrashMidWrite(this.pick(up));
   }
 
   /** Restarts a down node: the wipeable one sometimes on an empty disk; sometimes its clock steps. */
@@ -138,6 +144,11 @@ export class SimCluster {
 
   private handoffRound(node: SimNode): void {
     this.spawn(node.track(node.current!.handoff.runOnce()).then(() => {}));
+  }
+
+  private armCrashMidWrite(node: SimNode): void {
+    this.counts.crashesArmed++;
+    node.armCrashMidWrite();
   }
 
   private cleanStop(node: SimNode): void {
@@ -195,6 +206,7 @@ export class SimCluster {
   async heal(rounds: number): Promise<void> {
     this.network.dropRate = 0;
     this.network.heal();
+    for (const node of this.nodes) node.disarm();
     await this.drain(); // clean stops under way end
     for (const node of this.nodes) if (!node.up) await node.start();
     await this.drain();
@@ -220,6 +232,7 @@ export class SimCluster {
     for (let i = 0; i < 100_000 && (this.network.inFlight > 0 || this.tasks.size > 0); i++) {
       await this.network.step();
       await this.flush();
+      for (const node of this.nodes) node.tick(DYING_STEPS_MAX);
     }
   }
 

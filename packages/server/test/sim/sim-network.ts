@@ -25,12 +25,21 @@ interface Message {
   readonly reject: (err: unknown) => void;
 }
 
+/** A call a node's handler is running. */
+interface RunningCall {
+  /** Resolves when the handler is done with it, or the node crashed. */
+  readonly ended: Promise<void>;
+  end(): void;
+  /** Fails the call for its caller (a reply already given stands). */
+  fail(err: unknown): void;
+}
+
 export class SimNetwork {
   private readonly pending: Message[] = [];
   private readonly handlers = new Map<NodeId, PeerApi>();
   private readonly blocked = new Set<string>();
-  /** Per node, the calls its handler is running (a clean stop waits for them). */
-  private readonly running = new Map<NodeId, Set<Promise<unknown>>>();
+  /** Per node, the calls its handler is running: a clean stop waits for them, a crash ends them. */
+  private readonly running = new Map<NodeId, Set<RunningCall>>();
   /** Chance that a message is dropped, and (half as often) that its reply is lost after it ran. */
   dropRate = 0;
   delivered = 0;
@@ -42,6 +51,19 @@ export class SimNetwork {
   attach(node: NodeId, handler: PeerApi | undefined): void {
     if (handler === undefined) this.handlers.delete(node);
     else this.handlers.set(node, handler);
+  }
+
+  /**
+   * The node crashed: every call its handler was still running ends now, and fails for its
+   * caller, as a request to a killed process does (a node dying mid-write would never answer it).
+   */
+  crashed(node: NodeId): void {
+    const calls = this.running.get(node);
+    this.running.delete(node);
+    for (const call of calls ?? []) {
+      call.fail(new TesseraError('PEER_UNAVAILABLE', `simulated: connection dropped: ${node} crashed`));
+      call.end();
+    }
   }
 
   partition(sideA: readonly NodeId[], sideB: readonly NodeId[]): void {
@@ -56,16 +78,22 @@ export class SimNetwork {
     return this.pending.length;
   }
 
-  /** Resolves once every call `node`'s handler is running now has ended. */
+  /** Resolves once every call `node`'s handler is running now has ended (or the node crashed). */
   async settled(node: NodeId): Promise<void> {
-    await Promise.allSettled([...(this.running.get(node) ?? [])]);
+    await Promise.all([...(this.running.get(node) ?? [])].map((call) => call.ended));
   }
 
-  private track(node: NodeId, call: Promise<unknown>): void {
-    const calls = this.running.get(node) ?? new Set<Promise<unknown>>();
+  private track(node: NodeId, call: Promise<unknown>, fail: (err: unknown) => void): void {
+    const calls = this.running.get(node) ?? new Set<RunningCall>();
     this.running.set(node, calls);
-    const tracked = call.catch(() => {}).finally(() => calls.delete(tracked));
-    calls.add(tracked);
+    let end = (): void => {};
+    const ended = new Promise<void>((resolve) => {
+      end = resolve;
+    });
+    const running = { ended, end, fail };
+    calls.add(running);
+    call.then(end, end);
+    void ended.then(() => calls.delete(running));
   }
 
   send<T>(from: NodeId, to: NodeId, run: (handler: PeerApi) => Promise<T>): Promise<T> {
@@ -93,7 +121,7 @@ export class SimNetwork {
     this.delivered++;
     // Not awaited: the handler may itself wait for messages only later steps deliver.
     const call = run(handler);
-    this.track(to, call);
+    this.track(to, call, reject);
     call.then(
       (value) =>
         replyLost ? reject(new TesseraError('TIMEOUT', `simulated: reply from ${to} lost`)) : resolve(value),

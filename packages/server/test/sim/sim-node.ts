@@ -79,6 +79,13 @@ export class SimNode {
   /** A clean stop is under way: no new client operation is sent here. */
   stopping = false;
   clockOffsetMs = 0;
+  /** The next write this node coordinates dies mid fan-out (the chaos suite's crash-write). */
+  private crashArmed = false;
+  /** Steps since a write took the armed crash (undefined: none did); see `tick`. */
+  private dyingSteps: number | undefined;
+  /** Rejects when the current incarnation crashes (see `track`). */
+  private crashed: Promise<never> = new Promise<never>(() => {});
+  private rejectCrashed: (error: Error) => void = () => {};
   /** Client operations and handoff rounds of the current incarnation still running. */
   private readonly ops = new Set<Promise<unknown>>();
 
@@ -131,6 +138,25 @@ export class SimNode {
     await hints.open();
     // Tags are drawn from the simulation's seeded source, so a seed replays exactly.
     const life = await NodeIncarnation.open(engine, { node: this.id, random: this.random });
+    // Fault switches live in memory: a new process starts disarmed.
+    this.crashArmed = false;
+    this.dyingSteps = undefined;
+    this.crashed = new Promise<never>((_, reject) => {
+      this.rejectCrashed = reject;
+    });
+    this.crashed.catch(() => {});
+    const crashMidWrite = {
+      take: () => {
+        const armed = this.crashArmed;
+        this.crashArmed = false;
+        if (armed) this.dyingSteps = 0;
+        return armed;
+      },
+      // kill -9 once the crashed write's fan-out settled, unless this incarnation is gone already.
+      die: () => {
+        if (this.current?.engine === engine) this.crash();
+      },
+    };
     const coordinator = new Coordinator({
       self: this.id,
       settings: this.settings,
@@ -140,6 +166,7 @@ export class SimNode {
       peers,
       now: this.now,
       incarnation: life,
+      crashMidWrite,
       log,
     });
     const handler = new PeerHandler(this.id, view, log);
@@ -178,20 +205,52 @@ export class SimNode {
     this.network.attach(this.id, handler);
   }
 
-  /** Counts `op` as work of the current incarnation, which a clean stop lets end first. */
+  /**
+   * Counts `op` as work of the current incarnation, which a clean stop lets end first. It ends when
+   * the incarnation crashes, as a request to a killed process does (a node dying mid-write never
+   * answers it otherwise).
+   */
   track<T>(op: Promise<T>): Promise<T> {
-    const tracked = op.catch(() => {}).finally(() => this.ops.delete(tracked));
+    const ended = Promise.race([op, this.crashed]);
+    const tracked = ended.catch(() => {}).finally(() => this.ops.delete(tracked));
     this.ops.add(tracked);
-    return op;
+    return ended;
+  }
+
+  /**
+   * Arms the crash-mid-write fault: the next write this node coordinates goes out to the other
+   * replicas, is not stored here, and the node is killed once that fan-out settled.
+   */
+  armCrashMidWrite(): void {
+    this.crashArmed = true;
+  }
+
+  /** Heals its faults: disarmed; a node dying mid-write dies now (its deadline passes). */
+  disarm(): void {
+    this.crashArmed = false;
+    if (this.dyingSteps !== undefined) this.crash();
+  }
+
+  /**
+   * One step of the driver. A node dying mid-write is killed once the write's fan-out settled, or
+   * at its deadline: the simulation's deadlines are too far off to pass, so after `deadlineSteps`.
+   */
+  tick(deadlineSteps: number): void {
+    if (this.dyingSteps === undefined) return;
+    this.dyingSteps++;
+    if (this.dyingSteps >= deadlineSteps) this.crash();
   }
 
   /** kill -9: the incarnation stops touching the disk; the disk keeps what was written. */
   crash(): void {
     if (this.current === undefined) return;
     this.current.engine.fenced = true;
+    this.dyingSteps = undefined;
+    this.rejectCrashed(new TesseraError('PEER_UNAVAILABLE', 'simulated: the node crashed'));
     this.current = undefined;
     this.stopping = false;
     this.network.attach(this.id, undefined);
+    this.network.crashed(this.id);
   }
 
   /**
