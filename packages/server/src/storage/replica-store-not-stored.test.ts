@@ -43,28 +43,35 @@ async function store(failures = { left: 0 }): Promise<ReplicaStore> {
   return new ReplicaStore(failing(memory, failures), { partitionCount: 8, sync: false });
 }
 
+/** An update of `k` to `name` that records when it is applied, sent (then `onSent`) and told not stored. */
+function recorded(s: ReplicaStore, events: string[], name: string, onSent?: () => void): Promise<KeyState> {
+  return s.update(
+    'k',
+    (stored) => {
+      events.push(`apply ${name}`);
+      return write(stored, name);
+    },
+    {
+      beforeWrite: () => {
+        events.push(`sent ${name}`);
+        onSent?.();
+      },
+      notStored: (err) => events.push(`not stored ${name}: ${(err as Error).message}`),
+    },
+  );
+}
+
 describe('ReplicaStore notStored', () => {
   it('tells a change whose beforeWrite threw, before the next change of its group is applied', async () => {
     const s = await store();
     const events: string[] = [];
     const change = (name: string, throws = false) =>
-      s.update(
-        'k',
-        (stored) => {
-          events.push(`apply ${name}`);
-          return write(stored, name);
-        },
-        {
-          beforeWrite: () => {
-            events.push(`sent ${name}`);
-            if (throws) throw new Error(`${name} dies mid-write`);
-          },
-          notStored: () => events.push(`not stored ${name}`),
-        },
-      );
+      recorded(s, events, name, () => {
+        if (throws) throw new Error(`${name} dies mid-write`);
+      });
     // Submitted in one turn: one group, written once.
     const results = await Promise.allSettled([change('a', true), change('b')]);
-    expect(events).toEqual(['apply a', 'sent a', 'not stored a', 'apply b', 'sent b']);
+    expect(events).toEqual(['apply a', 'sent a', 'not stored a: a dies mid-write', 'apply b', 'sent b']);
     expect(results.map((r) => r.status)).toEqual(['rejected', 'fulfilled']);
     expect((await s.read('k'))?.siblings.map((x) => new TextDecoder().decode(x.value))).toEqual(['b']);
   });
@@ -74,20 +81,7 @@ describe('ReplicaStore notStored', () => {
     const events: string[] = [];
     let next: Promise<KeyState> | undefined;
     const change = (name: string, onSent?: () => void): Promise<KeyState> =>
-      s.update(
-        'k',
-        (stored) => {
-          events.push(`apply ${name}`);
-          return write(stored, name);
-        },
-        {
-          beforeWrite: () => {
-            events.push(`sent ${name}`);
-            onSent?.();
-          },
-          notStored: (err) => events.push(`not stored ${name}: ${(err as Error).message}`),
-        },
-      );
+      recorded(s, events, name, onSent);
     // `c` is submitted while the group of `a` and `b` is being applied: it waits for the next write.
     const group = Promise.allSettled([
       change('a'),
