@@ -12,8 +12,8 @@ import {
   TesseraError,
 } from '@tessera/core';
 import type { Logger } from '../logger.js';
-import { CODE_METADATA, DETAILS_METADATA } from './service.js';
 import { NOT_SENT } from './peer-api.js';
+import { CODE_METADATA, DETAILS_METADATA } from './service.js';
 
 /** Bounds keep the trailers far below HTTP/2 header limits. */
 const MESSAGE_CHARS_MAX = 2_048;
@@ -88,7 +88,11 @@ export function fromServiceError(
  * send it on, or a stream the peer refused (HTTP/2: not processed). Any other UNAVAILABLE ("Connection
  * dropped" when the peer died mid-call) may come after the peer ran the call.
  */
-const NEVER_SENT = ['No connection established', 'Stream refused by server', 'Channel closed before call started'];
+const NEVER_SENT = [
+  'No connection established',
+  'Stream refused by server',
+  'Channel closed before call started',
+];
 
 function neverSent(details: string): boolean {
   return NEVER_SENT.some((prefix) => details.startsWith(prefix));
