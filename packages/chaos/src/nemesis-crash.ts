@@ -4,7 +4,8 @@
  * kills itself before its own copy is written and before the client is answered. The nemesis
  * makes that write itself: on a set key it replicates, a blind add through the node, then an add
  * with that add's context (the context names the node, so it coordinates), which replaces the
- * first version on the others but never reaches the node's own disk. The node is restarted on
+ * first version on the others but never reaches the node's own disk; a second add with that
+ * context goes through the node at the same time, while it dies. The node is restarted on
  * its data dir and a blind add goes through it again: the crashed write's version must not be
  * taken for one the node's new version has seen, or the first, acknowledged, add is lost with it.
  * When a workload's write took the crash instead, the sequence is tried again on another key.
@@ -47,9 +48,16 @@ async function crashOnce(deps: FaultDeps, node: string): Promise<{ probe: SetPro
   const context = await putAdd(probes.recorder, probe.key, first, target);
   if (context !== undefined) await probes.waitHeld(probe.key, probe.replicas, setHolds(first));
   await cluster.api(node).armCrashMidWrite();
-  const second = probes.nextId();
   const carried = context === undefined ? undefined : { carried: [first], context };
-  const acknowledged = (await putAdd(probes.recorder, probe.key, second, target, carried)) !== undefined;
+  // Two adds at once: one takes the crash; the other, in its group or after it before the kill,
+  // must not be stamped with the crashed version's dot (the replicas holding that version would
+  // take it for the other, and an acknowledged add would be lost).
+  // Each from its own process: a history process runs one op at a time.
+  const recorders = [probes.recorder, { ...probes.recorder, process: `${probes.recorder.process}-2` }];
+  const adds = [probes.nextId(), probes.nextId()];
+  const acknowledged = await Promise.all(
+    adds.map(async (add, i) => (await putAdd(recorders[i]!, probe.key, add, target, carried)) !== undefined),
+  );
   if (!(await cluster.waitExited(node, CRASH_WAIT_MS))) {
     await cluster
       .api(node)
@@ -61,5 +69,6 @@ async function crashOnce(deps: FaultDeps, node: string): Promise<{ probe: SetPro
   }
   const others = probe.replicas.filter((id) => id !== node);
   const held = await Promise.all(others.map((id) => cluster.localValues(id, probe.key).catch(() => [])));
-  return { probe, reached: !acknowledged && held.some(setHolds(second)) };
+  const crashed = (add: number, i: number) => !acknowledged[i] && held.some(setHolds(add));
+  return { probe, reached: adds.some(crashed) };
 }
