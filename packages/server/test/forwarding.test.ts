@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   http,
   kvPath,
+  putAfterKill,
   type SiblingBody,
   startCluster,
   status,
@@ -63,9 +64,9 @@ describe('a node that is not a replica of the key', () => {
     const first = cluster.nodes.find((n) => n.spec.nodeId === replicas[0])!;
     await first.kill();
     try {
-      const res = await http(cluster.nodes[outside]!.url, 'PUT', kvPath(key), {
-        json: { value: 'still writable' },
-      });
+      const res = await putAfterKill(cluster.nodes[outside]!.url, kvPath(key), { value: 'still writable' }, [
+        first.spec.nodeId,
+      ]);
       expect(res.status, JSON.stringify(res.body)).toBe(200);
       const read = await http(cluster.nodes[outside]!.url, 'GET', kvPath(key));
       expect((read.body as unknown as SiblingBody).siblings.map((s) => s.value)).toEqual(['still writable']);
@@ -115,7 +116,7 @@ describe('the coordinator named by a context (paper section 5)', () => {
     await down.kill();
     try {
       const other = cluster.nodes.find((n) => n.spec.nodeId !== chosen && replicas.includes(n.spec.nodeId))!;
-      const put = await http(other.url, 'PUT', kvPath(key), { json: { value: 1, context } });
+      const put = await putAfterKill(other.url, kvPath(key), { value: 1, context }, [chosen]);
       expect(put.status, JSON.stringify(put.body)).toBe(200);
       expect(contextCoordinator(put.body.context as string)).toBe(other.spec.nodeId);
     } finally {

@@ -11,6 +11,7 @@ import {
   kvPath,
   localValues,
   preferenceList,
+  putAfterKill,
   type SiblingBody,
   startCluster,
   type TestCluster,
@@ -106,7 +107,8 @@ describe("with two of a key's three replicas down", () => {
     await waitUntilReaches(outsider, byId(prefs[4]!));
     for (const r of replicas) await r.kill();
     try {
-      const put = await http(outsider.url, 'PUT', kvPath(key, '?w=2'), { json: { value: 'kept' } });
+      const killed = replicas.map((r) => r.spec.nodeId);
+      const put = await putAfterKill(outsider.url, kvPath(key, '?w=2'), { value: 'kept' }, killed);
       expect(put.status, JSON.stringify(put.body)).toBe(200);
       const read = await http(outsider.url, 'GET', kvPath(key, '?r=2'));
       expect((read.body as unknown as SiblingBody).siblings.map((s) => s.value)).toEqual(['kept']);

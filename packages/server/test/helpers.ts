@@ -169,6 +169,36 @@ export async function http(
   return { status: res.status, body: parsed };
 }
 
+/**
+ * A PUT sent right after the nodes `killed` were killed. Sent before the node forwarding it saw its
+ * connection to one of them close, the forward fails as a call cut mid-way does: it may have been
+ * applied, so it is answered 503, not coordinated a second time (docs/api.md). That failure marks
+ * the node down, so the PUT is sent again (it was not applied: the node was dead before it).
+ * Any other answer is returned as it is.
+ */
+export async function putAfterKill(
+  base: string,
+  path: string,
+  json: unknown,
+  killed: readonly string[],
+): Promise<Reply> {
+  let reply = await http(base, 'PUT', path, { json });
+  // Each such failure marks one killed node down: at most one more try per killed node.
+  for (let tries = 0; tries < killed.length && cutByKill(reply, killed); tries++)
+    reply = await http(base, 'PUT', path, { json });
+  return reply;
+}
+
+function cutByKill(reply: Reply, killed: readonly string[]): boolean {
+  if (reply.status !== 503) return false;
+  const error = reply.body.error as { code?: string; message?: string; details?: { peer?: string } };
+  return (
+    error?.code === 'PEER_UNAVAILABLE' &&
+    killed.includes(error.details?.peer ?? '') &&
+    /may have been applied/.test(error.message ?? '')
+  );
+}
+
 export function kvPath(key: string, query = ''): string {
   return `/v1/kv/${encodeURIComponent(key)}${query}`;
 }
