@@ -6,6 +6,7 @@
 import { createServer, type Server, type Socket, connect as tcpConnect } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { expectTesseraError, FakePeer, TIMEOUT_MS } from '../../test/grpc-kit.js';
+import { waitFor } from '../../test/helpers.js';
 import { silentLogger } from '../logger.js';
 import { createPeerClient } from './grpc-client.js';
 import { startPeerServer } from './grpc-server.js';
@@ -50,14 +51,6 @@ function client(port: number): PeerClient {
   return c;
 }
 
-async function until(check: () => boolean, what: string): Promise<void> {
-  const deadline = Date.now() + TIMEOUT_MS;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
-}
-
 describe('gRPC peer calls: sent or not', () => {
   it('says NOT_SENT when nothing listens at the peer address', async () => {
     const closed = createServer();
@@ -82,7 +75,7 @@ describe('gRPC peer calls: sent or not', () => {
     cleanups.push(() => peer.release());
     const through = await relay(server.port);
     const call = client(through.port).coordinate(write, TIMEOUT_MS);
-    await until(() => peer.calls.includes('coordinate'), 'the peer to run the call');
+    await waitFor(() => peer.calls.includes('coordinate'), TIMEOUT_MS, 'the peer runs the call');
     through.cut();
     const error = await expectTesseraError(call, 'PEER_UNAVAILABLE');
     expect(failedBeforeSending(error)).toBe(false);
