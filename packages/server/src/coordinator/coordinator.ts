@@ -208,7 +208,7 @@ export class Coordinator {
         fanned.catch(() => {});
         if (this.deps.crashMidWrite?.take() === true) this.crashMidWrite(fanned, this.deps.crashMidWrite);
       },
-      notStored: (err) => this.sentButNotStored(err),
+      notStored: (err) => this.sentButNotStored(err, actor),
     });
     const stored = await local.catch((err: unknown) => this.afterLocalFailure(err));
     await (fanned ?? this.fanOut(key, preference, stored, encodeState(stored), w, deadline, local, acks));
@@ -228,7 +228,9 @@ export class Coordinator {
    * vouch for this key. A new incarnation starts at once, under the key's lock, so no later write
    * (of this key, in this process) is stamped with that dot again; it is persisted after.
    */
-  private sentButNotStored(err: unknown): void {
+  private sentButNotStored(err: unknown, actor: NodeId | undefined): void {
+    // A failed group tells each of its changes: the first one's renewal covers the rest.
+    if (actor !== undefined && !this.deps.incarnation.actors.owns(actor)) return;
     if (!this.dying)
       this.deps.log.error({ err }, 'local write failed after its fan-out: starting a new incarnation');
     this.deps.incarnation.renew().catch((e: unknown) => this.deps.log.error({ err: e }, 'renew failed'));
