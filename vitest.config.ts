@@ -3,10 +3,18 @@ import { configDefaults, defineConfig } from 'vitest/config';
 import { BaseSequencer, type TestSpecification } from 'vitest/node';
 
 const TESTS = ['packages/*/src/**/*.test.ts', 'packages/*/test/**/*.test.ts', 'examples/*/test/**/*.test.ts'];
-/** Tests that measure their process's heap: another file's leftovers in it would count. */
-const HEAP_MEASURING = [
+/**
+ * Files that each need a process of their own: two measure their process's heap (another file's
+ * leftovers in it would count), one tests the process-wide event-loop sampler, and two fake the
+ * timers (a process-wide timer that re-arms itself while they run, like that sampler, would be
+ * armed on the fake clock and never fire again).
+ */
+const OWN_PROCESS = [
   'packages/server/src/util/deadlines.test.ts',
   'packages/server/src/storage/change-queue.test.ts',
+  'packages/server/src/node/metrics-loop.test.ts',
+  'packages/server/src/storage/group-commit-hold.test.ts',
+  'packages/server/src/transport/pipe-hold.test.ts',
 ];
 /**
  * Started first, longest first (a fresh clone has no timings cached, and vitest would otherwise take
@@ -63,11 +71,11 @@ export default defineConfig({
         // A worker runs file after file in one process, sharing its module cache, instead of a fresh
         // process per file: a fork and its imports cost about a second of CPU each, and the suite is
         // bound by CPU. So a test file must leave nothing behind: it stops what it started (nodes,
-        // servers, timers) and restores what it faked.
+        // servers, timers) and restores what it changed; a file that cannot is in OWN_PROCESS.
         test: {
           name: 'suite',
           include: TESTS,
-          exclude: [...configDefaults.exclude, CHAOS, ...HEAP_MEASURING],
+          exclude: [...configDefaults.exclude, CHAOS, ...OWN_PROCESS],
           isolate: false,
           maxWorkers: 2,
           sequence: { groupOrder: 0 },
@@ -75,7 +83,7 @@ export default defineConfig({
       },
       {
         extends: true,
-        test: { name: 'heap', include: HEAP_MEASURING, maxWorkers: 2, sequence: { groupOrder: 0 } },
+        test: { name: 'own-process', include: OWN_PROCESS, maxWorkers: 2, sequence: { groupOrder: 0 } },
       },
       {
         extends: true,

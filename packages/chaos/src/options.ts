@@ -30,6 +30,18 @@ const list = <T extends string>(all: readonly T[], what: string) =>
 
 const wholeText = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
 
+/** A range of milliseconds, `MIN-MAX` on the command line or [min, max] in code. */
+const msRange = (max: number) =>
+  z
+    .union([
+      z.tuple([z.number().int(), z.number().int()]),
+      z
+        .string()
+        .regex(/^[0-9]+-[0-9]+$/, 'use MIN-MAX, e.g. 3000-6000')
+        .transform((text) => text.split('-').map(Number) as [number, number]),
+    ])
+    .refine(([min, hi]) => min >= 0 && min <= hi && hi <= max, `use MIN-MAX with 0 <= MIN <= MAX <= ${max}`);
+
 /** Faults the netns network cannot make. */
 const NOT_WITH_NETNS: readonly FaultKind[] = ['slow'];
 
@@ -46,6 +58,8 @@ const optionsSchema = z
     keysPerEpoch: wholeText(1, 100).default(3),
     convergeTimeoutS: wholeText(5, 3600).default(60),
     clockSkewMaxMs: wholeText(0, 3_600_000).default(60_000),
+    faultHoldMs: msRange(600_000).default([3_000, 6_000]),
+    faultGapMs: msRange(600_000).default([500, 2_000]),
     keepData: z.boolean().default(false),
     nodeLogLevel: z.enum(['debug', 'info', 'warn', 'error']).default('warn'),
     netns: z.boolean().default(false),
@@ -98,6 +112,9 @@ export const USAGE = `pnpm chaos [options]
   --converge-timeout-s S bound on settling and converging after the heal (default 60)
   --clock-skew-max-ms MS largest clock offset of the clock fault, and the step back of
                          clock-back and of half the wipes (default 60000)
+  --fault-hold-ms A-B    how long each fault is held, drawn from A..B ms (default 3000-6000;
+                         isolate holds for the tombstone grace plus 2-4 s)
+  --fault-gap-ms A-B     pause between faults, drawn from A..B ms (default 500-2000)
   --keep-data            keep the nodes' data dirs even when the run passes
   --node-log-level L     debug, info, warn or error: what nodes/*.log keep (default warn)
   --netns                each node in its own network namespace with its own address, TLS
@@ -121,6 +138,8 @@ export function parseChaosArgs(argv: readonly string[]): ChaosOptionsInput | 'he
       keys: { type: 'string' },
       'converge-timeout-s': { type: 'string' },
       'clock-skew-max-ms': { type: 'string' },
+      'fault-hold-ms': { type: 'string' },
+      'fault-gap-ms': { type: 'string' },
       'keep-data': { type: 'boolean' },
       'node-log-level': { type: 'string' },
       netns: { type: 'boolean' },
@@ -140,6 +159,8 @@ export function parseChaosArgs(argv: readonly string[]): ChaosOptionsInput | 'he
     keysPerEpoch: values.keys,
     convergeTimeoutS: values['converge-timeout-s'],
     clockSkewMaxMs: values['clock-skew-max-ms'],
+    faultHoldMs: values['fault-hold-ms'],
+    faultGapMs: values['fault-gap-ms'],
     keepData: values['keep-data'],
     nodeLogLevel: values['node-log-level'],
     netns: values.netns,

@@ -83,8 +83,8 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosResult> {
       history,
       random,
       faults: options.faults,
-      windowMs: [3_000, 6_000],
-      gapMs: [500, 2_000],
+      windowMs: options.faultHoldMs,
+      gapMs: options.faultGapMs,
       clockSkewMaxMs: options.clockSkewMaxMs,
       // A leave may take the ring one below its initial size (N=3 needs no more than 3 members).
       membersMin: options.nodes - 1,
