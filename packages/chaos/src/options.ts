@@ -32,15 +32,15 @@ const wholeText = (min: number, max: number) => z.coerce.number().int().min(min)
 
 /** A range of milliseconds, `MIN-MAX` on the command line or [min, max] in code. */
 const msRange = (max: number) =>
-  z
-    .union([
-      z.tuple([z.number().int(), z.number().int()]),
-      z
-        .string()
-        .regex(/^[0-9]+-[0-9]+$/, 'use MIN-MAX, e.g. 3000-6000')
-        .transform((text) => text.split('-').map(Number) as [number, number]),
-    ])
-    .refine(([min, hi]) => min >= 0 && min <= hi && hi <= max, `use MIN-MAX with 0 <= MIN <= MAX <= ${max}`);
+  z.preprocess(
+    (v) => (typeof v === 'string' && /^[0-9]+-[0-9]+$/.test(v) ? v.split('-').map(Number) : v),
+    z
+      .tuple([z.number().int(), z.number().int()], { error: 'use MIN-MAX in ms, e.g. 3000-6000' })
+      .refine(
+        ([min, hi]) => min >= 0 && min <= hi && hi <= max,
+        `use MIN-MAX with 0 <= MIN <= MAX <= ${max}`,
+      ),
+  );
 
 /** Faults the netns network cannot make. */
 const NOT_WITH_NETNS: readonly FaultKind[] = ['slow'];
