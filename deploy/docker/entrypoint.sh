@@ -10,9 +10,9 @@
 #   TESSERA_HTTP_PORT        HTTP API port (default 7000)
 #   TESSERA_PEER_PORT        peer port (default 8000)
 #   TESSERA_DATA_DIR         data directory (default /data, the image's volume)
-#   TESSERA_CLI              the CLI script (default /app/dist/cli/main.js; tests point it elsewhere)
+#   TESSERA_CLI              the CLI script (default /app/dist/bin/main.js; tests point it elsewhere)
 set -eu
-cli="${TESSERA_CLI:-/app/dist/cli/main.js}"
+cli="${TESSERA_CLI:-/app/dist/bin/main.js}"
 if [ "${1:-start}" != start ]; then
   exec node "$cli" "$@"
 fi

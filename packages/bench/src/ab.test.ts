@@ -24,7 +24,7 @@ describe('pnpm bench ab', () => {
 
   it('says how to build another checkout that is not built', async () => {
     await expect(otherCli('/nonexistent-checkout')).rejects.toThrow(/build that checkout first/);
-    await expect(otherCli(ROOT)).resolves.toMatch(/packages\/server\/dist\/cli\/main\.js$/);
+    await expect(otherCli(ROOT)).resolves.toMatch(/packages\/server\/dist\/bin\/main\.js$/);
   });
 
   it('takes n0 and the other nodes apart, per successful operation', () => {

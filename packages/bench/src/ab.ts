@@ -105,15 +105,23 @@ export function parseAbArgs(argv: readonly string[]): AbOptions {
   };
 }
 
-/** The other checkout's node CLI, or a UsageError saying how to build it. */
+/**
+ * The other checkout's node CLI: its bundled `tessera` (dist/bin), or the compiled one of a checkout
+ * from before the bundle (dist/cli); a UsageError saying how to build it when it has neither.
+ */
 export async function otherCli(dir: string): Promise<string> {
-  const cli = join(resolve(dir), 'packages/server/dist/cli/main.js');
-  try {
-    await access(cli);
-  } catch {
-    throw new UsageError(`No ${cli}: build that checkout first (pnpm install && pnpm build in ${dir}).`);
+  const server = join(resolve(dir), 'packages/server/dist');
+  for (const cli of [join(server, 'bin/main.js'), join(server, 'cli/main.js')]) {
+    try {
+      await access(cli);
+      return cli;
+    } catch {
+      // try the next layout
+    }
   }
-  return cli;
+  throw new UsageError(
+    `No ${server}/bin/main.js: build that checkout first (pnpm install && pnpm build in ${dir}).`,
+  );
 }
 
 /** One side: its cluster, a pool to its n0, what it has measured, and its fresh-key counter. */

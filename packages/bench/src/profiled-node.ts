@@ -9,8 +9,6 @@
 import { writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
-import { CLI_PATH } from '@tessera/server/local-cluster';
 import { CPU_PROF_DIR_ENV } from './profile.js';
 
 /** Sampling interval, as --cpu-prof-interval (default 1000 µs). */
@@ -40,5 +38,7 @@ const writeProfile = async (): Promise<void> => {
 process.once('SIGTERM', () => void writeProfile());
 process.once('SIGINT', () => void writeProfile());
 
-// The CLI reads process.argv.slice(2): this script stands where its path would.
-await import(pathToFileURL(CLI_PATH).href);
+// The CLI reads process.argv.slice(2): this script stands where its path would. It runs the compiled
+// modules (dist/cli), not the bundled `tessera` (dist/bin) that nodes run otherwise: the same code,
+// but a profile then names each function's own file instead of a bundle chunk.
+await import(new URL('dist/cli/main.js', import.meta.resolve('@tessera/server/package.json')).href);

@@ -169,10 +169,10 @@ describe('Dockerfile', () => {
   });
 
   it('runs the package bin, the same entry point as `tessera`, through the entry point script', () => {
-    expect(pkg.bin.tessera).toBe('./dist/cli/main.js');
+    expect(pkg.bin.tessera).toBe('./dist/bin/main.js');
     expect(runtime).toContain('ENTRYPOINT ["/usr/local/bin/tessera-entrypoint"]');
     expect(runtime).toContain('COPY deploy/docker/entrypoint.sh /usr/local/bin/tessera-entrypoint');
-    expect(existsSync(new URL('packages/server/dist/cli/main.js', root))).toBe(true);
+    expect(existsSync(new URL('packages/server/dist/bin/main.js', root))).toBe(true);
   });
 });
 
@@ -242,7 +242,7 @@ describe('deploy/systemd/tessera.service', () => {
       .replace(/\\\n/g, ' ')
       .split(/\s+/)
       .filter((w) => w !== '');
-    expect(exec.slice(0, 3)).toEqual(['/usr/bin/node', '/opt/tessera/dist/cli/main.js', 'start']);
+    expect(exec.slice(0, 3)).toEqual(['/usr/bin/node', '/opt/tessera/dist/bin/main.js', 'start']);
     // The example environment file of the unit's header, as systemd substitutes it.
     const env: Record<string, string> = {
       TESSERA_NODE_ID: 'db2',

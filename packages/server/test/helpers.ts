@@ -13,7 +13,7 @@ import { LocalNode, localNodeSpecs } from '../src/cli/local-cluster.js';
 export { freePortBlock };
 
 /** Tests run the compiled CLI, exactly as a user does (`pnpm test` builds first). */
-export const DIST_CLI = fileURLToPath(new URL('../dist/cli/main.js', import.meta.url));
+export const DIST_CLI = fileURLToPath(new URL('../dist/bin/main.js', import.meta.url));
 
 /** Runs `tessera ARGS` to its exit: its exit code and its stdout and stderr together. */
 export async function cli(args: readonly string[]): Promise<{ code: number | null; out: string }> {

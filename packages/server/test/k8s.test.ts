@@ -112,7 +112,7 @@ describe('deploy/k8s', () => {
     'pod %s runs `tessera start` with its name as node id, advertising its own DNS name',
     (pod) => {
       const env = { POD_NAME: pod, POD_NAMESPACE: 'db' };
-      expect(container.command).toEqual(['node', '/app/dist/cli/main.js']);
+      expect(container.command).toEqual(['node', '/app/dist/bin/main.js']);
       const args = (container.args ?? []).map((a) => expand(a, env));
       expect(args[0]).toBe('start');
       const { values } = parseArgs({ args: args.slice(1), options: START_OPTIONS, strict: true });

@@ -40,8 +40,11 @@ export interface LocalClusterOptions {
 const READY_TIMEOUT_MS = 30_000;
 const STOP_TIMEOUT_MS = 10_000;
 
-/** The compiled CLI entry point next to this file. */
-export const CLI_PATH = fileURLToPath(new URL('./main.js', import.meta.url));
+/**
+ * The `tessera` command (the package's `bin`, the CLI bundled by `pnpm build`): `dist/bin/main.js`,
+ * reached the same way from `dist/cli/` (this file compiled) and from `dist/bin/` (this file bundled).
+ */
+export const CLI_PATH = fileURLToPath(new URL('../bin/main.js', import.meta.url));
 
 export class LocalNode {
   private child: ChildProcess | undefined;

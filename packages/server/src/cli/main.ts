@@ -35,7 +35,7 @@ Docs:
 `;
 }
 
-/** This package's version, from its package.json (dist/cli/main.js -> ../../package.json). */
+/** This package's version, from its package.json (dist/bin/main.js or dist/cli/main.js -> ../../package.json). */
 function version(): string {
   const text = readFileSync(new URL('../../package.json', import.meta.url), 'utf8');
   return (JSON.parse(text) as { version: string }).version;
