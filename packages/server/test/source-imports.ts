@@ -2,7 +2,8 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import ts from 'typescript';
+// TypeScript 7 (the workspace's compiler) has no JavaScript API yet: the import scanner is 5.9's.
+import ts from 'typescript5';
 
 export const REPO_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 
