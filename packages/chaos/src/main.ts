@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 /** `pnpm chaos`: one chaos run; exits 1 when the checker finds a violation (docs/testing.md). */
-import { chaosOptions, parseChaosArgs, USAGE } from './options.js';
+import { ChaosUsageError, chaosOptions, parseChaosArgs, USAGE } from './options.js';
 import { runChaos } from './run.js';
 
 async function main(): Promise<number> {
@@ -32,7 +32,14 @@ async function main(): Promise<number> {
 main().then(
   (code) => process.exit(code),
   (err: unknown) => {
-    process.stderr.write(`chaos: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+    // A bad option is the user's to fix: its message says how. Anything else is ours: its stack.
+    const text =
+      err instanceof ChaosUsageError
+        ? err.message
+        : err instanceof Error
+          ? (err.stack ?? err.message)
+          : String(err);
+    process.stderr.write(`chaos: ${text}\n`);
     process.exit(2);
   },
 );

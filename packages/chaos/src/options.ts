@@ -7,8 +7,13 @@ import { FAULT_KINDS, type FaultKind } from './nemesis.js';
 
 export const WORKLOADS: readonly Workload[] = ['set', 'cart', 'lww', 'register', 'bank'];
 
-/** The compiled `tessera` CLI the nodes run. */
+/** The `tessera` CLI the nodes run (the package's bundled bin). */
 export const SERVER_CLI = CLI_PATH;
+
+/** Options the run cannot take: `pnpm chaos` prints the message and the usage, not a stack trace. */
+export class ChaosUsageError extends Error {
+  override readonly name = 'ChaosUsageError';
+}
 
 const list = <T extends string>(all: readonly T[], what: string) =>
   z
@@ -89,7 +94,7 @@ export function chaosOptions(
   const parsed = optionsSchema.safeParse(input);
   if (!parsed.success) {
     const issues = parsed.error.issues.map((i) => `${i.path.join('.') || 'options'}: ${i.message}`);
-    throw new Error(`Invalid chaos options: ${issues.join('; ')}. See docs/testing.md.`);
+    throw new ChaosUsageError(`Invalid chaos options: ${issues.join('; ')}. See docs/testing.md.`);
   }
   return {
     ...parsed.data,
@@ -122,30 +127,40 @@ export const USAGE = `pnpm chaos [options]
                          nftables needed; no slow fault). See docs/testing.md
 `;
 
+/** The flags of `pnpm chaos`; an unknown flag or a missing value is a ChaosUsageError. */
+function parseFlags(argv: readonly string[]) {
+  try {
+    return parseArgs({
+      args: [...argv],
+      strict: true,
+      options: {
+        'duration-s': { type: 'string' },
+        seed: { type: 'string' },
+        nodes: { type: 'string' },
+        workloads: { type: 'string' },
+        faults: { type: 'string' },
+        out: { type: 'string' },
+        workers: { type: 'string' },
+        'think-ms': { type: 'string' },
+        keys: { type: 'string' },
+        'converge-timeout-s': { type: 'string' },
+        'clock-skew-max-ms': { type: 'string' },
+        'fault-hold-ms': { type: 'string' },
+        'fault-gap-ms': { type: 'string' },
+        'keep-data': { type: 'boolean' },
+        'node-log-level': { type: 'string' },
+        netns: { type: 'boolean' },
+        help: { type: 'boolean', short: 'h' },
+      },
+    });
+  } catch (err) {
+    const message = (err instanceof Error ? err.message : String(err)).replace(/\.$/, '');
+    throw new ChaosUsageError(`${message}. See pnpm chaos --help.`);
+  }
+}
+
 export function parseChaosArgs(argv: readonly string[]): ChaosOptionsInput | 'help' {
-  const { values } = parseArgs({
-    args: [...argv],
-    strict: true,
-    options: {
-      'duration-s': { type: 'string' },
-      seed: { type: 'string' },
-      nodes: { type: 'string' },
-      workloads: { type: 'string' },
-      faults: { type: 'string' },
-      out: { type: 'string' },
-      workers: { type: 'string' },
-      'think-ms': { type: 'string' },
-      keys: { type: 'string' },
-      'converge-timeout-s': { type: 'string' },
-      'clock-skew-max-ms': { type: 'string' },
-      'fault-hold-ms': { type: 'string' },
-      'fault-gap-ms': { type: 'string' },
-      'keep-data': { type: 'boolean' },
-      'node-log-level': { type: 'string' },
-      netns: { type: 'boolean' },
-      help: { type: 'boolean', short: 'h' },
-    },
-  });
+  const { values } = parseFlags(argv);
   if (values.help) return 'help';
   const input: Record<string, unknown> = {
     durationS: values['duration-s'],
