@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { configDefaults, defineConfig } from 'vitest/config';
 import { BaseSequencer, type TestSpecification } from 'vitest/node';
@@ -35,6 +36,12 @@ const FIRST = [
   'examples/web-store/test/two-tabs.test.ts',
   'packages/bench/src/ab.test.ts',
 ];
+
+// A renamed or deleted file would drop out of these lists silently (and lose its order or its process).
+for (const path of [...FIRST, ...OWN_PROCESS]) {
+  if (!existsSync(fileURLToPath(new URL(path, import.meta.url))))
+    throw new Error(`vitest.config.ts names ${path}, which does not exist: update FIRST or OWN_PROCESS.`);
+}
 
 class LongestFirst extends BaseSequencer {
   override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
