@@ -6,6 +6,7 @@
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Resources } from '../../../packages/server/test/resources.js';
 import type { CartView, CheckoutResult, ClusterView, Order, OrdersView } from '../src/shared/api.js';
 import { type Call, callApp, expectAppError } from './api-calls.js';
 import { freePort, type Harness, newCartId, startHarness, storedCart, waitFor } from './harness.js';
@@ -16,13 +17,13 @@ const stock = {
 };
 const strongOrders = { get: (id: string) => h.tessera.strong<Order>('orders').get(id) };
 
+// Stopped even when the start timed out part-way (it is stopped once it ends).
+const resources = new Resources();
 beforeAll(async () => {
-  h = await startHarness();
+  h = await resources.add(startHarness(), (started) => started.close());
 }, 60_000);
 
-afterAll(async () => {
-  await h?.close();
-});
+afterAll(() => resources.stopAll());
 
 const call = (c: Call) => callApp(h, c);
 const expectError = (c: Call, status: number, code: string) => expectAppError(h, c, status, code);

@@ -4,6 +4,7 @@
  * refused with nothing changed, and checkout refused through a node cut off from the majority.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Resources } from '../../../packages/server/test/resources.js';
 import type { ErrorBody, Order, OrdersView, SoldOutDetails, StockView } from '../src/shared/api.js';
 import { type Call, callApp } from './api-calls.js';
 import { type Harness, newCartId, startHarness, storedCart } from './harness.js';
@@ -15,13 +16,13 @@ const stock = {
 const _strongOrders = { get: (id: string) => h.tessera.strong<Order>('orders').get(id) };
 const call = (c: Call) => callApp(h, c);
 
+// Stopped even when the start timed out part-way (it is stopped once it ends).
+const resources = new Resources();
 beforeAll(async () => {
-  h = await startHarness();
+  h = await resources.add(startHarness(), (started) => started.close());
 }, 60_000);
 
-afterAll(async () => {
-  await h?.close();
-});
+afterAll(() => resources.stopAll());
 
 describe('stock: strong keys, one transaction per checkout', () => {
   /** A new cart holding these items, and the path of its API. */

@@ -5,6 +5,7 @@
  */
 import { type Browser, type BrowserContextOptions, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll } from 'vitest';
+import { Resources } from '../../../packages/server/test/resources.js';
 import { CHROMIUM_ARGS, type Harness, startHarness } from './harness.js';
 import { attr, count, tid } from './page.js';
 
@@ -31,16 +32,17 @@ export class StoreSession {
 /** Registers the file's beforeAll and afterAll; call it once, at the top of a test file. */
 export function useStoreSession(): StoreSession {
   const session = new StoreSession();
+  // Whichever of the two started is stopped, even when the other failed or the start timed out.
+  const resources = new Resources();
   beforeAll(async () => {
     [session.h, session.browser] = await Promise.all([
-      startHarness(),
-      chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS }),
+      resources.add(startHarness(), (h) => h.close()),
+      resources.add(chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS }), (b) =>
+        b.close(),
+      ),
     ]);
   }, STARTED_MS);
-  afterAll(async () => {
-    await session.browser?.close();
-    await session.h?.close();
-  });
+  afterAll(() => resources.stopAll());
   return session;
 }
 

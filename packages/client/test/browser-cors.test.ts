@@ -12,6 +12,7 @@ import { build } from 'esbuild';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startCluster, type TestCluster } from '../../server/test/helpers.js';
+import { Resources } from '../../server/test/resources.js';
 
 const CHROMIUM_ARGS = [
   '--headless',
@@ -94,6 +95,9 @@ let allowed: Origin;
 let refused: Origin;
 let browser: Browser;
 
+// What started is stopped even when a later part of the start failed or it timed out.
+const resources = new Resources();
+
 beforeAll(async () => {
   const built = await build({
     entryPoints: [src('../src/index.ts')],
@@ -105,18 +109,17 @@ beforeAll(async () => {
     alias: { '@tessera/core': src('../../core/src/index.ts') },
   });
   const bundle = built.outputFiles[0]!.text;
-  allowed = await startOrigin(bundle);
-  refused = await startOrigin(bundle);
+  allowed = await resources.add(startOrigin(bundle), (o) => o.close());
+  refused = await resources.add(startOrigin(bundle), (o) => o.close());
   // The nodes allow the first page's origin, and only it: no proxy between page and nodes.
-  cluster = await startCluster(3, ['--cors-origin', allowed.url]);
-  browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS });
+  cluster = await resources.add(startCluster(3, ['--cors-origin', allowed.url]), (c) => c.destroy());
+  browser = await resources.add(
+    chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS }),
+    (b) => b.close(),
+  );
 }, 90_000);
 
-afterAll(async () => {
-  await browser?.close();
-  await Promise.all([allowed?.close(), refused?.close()]);
-  await cluster?.destroy();
-});
+afterAll(() => resources.stopAll());
 
 describe('a page calling the nodes directly, with --cors-origin', () => {
   it('reads and writes with routing on; a missing key logs nothing; `.` and `..` work', async () => {

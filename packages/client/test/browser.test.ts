@@ -8,6 +8,7 @@ import { build } from 'esbuild';
 import { type Browser, chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startCluster, type TestCluster } from '../../server/test/helpers.js';
+import { Resources } from '../../server/test/resources.js';
 import { type PageServer, startPageServer } from './page-server.js';
 
 const CHROMIUM_ARGS = [
@@ -57,9 +58,12 @@ let browser: Browser;
 let bundle: string;
 let bundledFiles: string[];
 
+// What started is stopped even when another part of the start failed or it timed out.
+const resources = new Resources();
+
 beforeAll(async () => {
   const [started, built] = await Promise.all([
-    startCluster(1, ['--n', '1', '--r', '1', '--w', '1']),
+    resources.add(startCluster(1, ['--n', '1', '--r', '1', '--w', '1']), (c) => c.destroy()),
     build({
       entryPoints: [src('../src/index.ts')],
       bundle: true,
@@ -75,21 +79,23 @@ beforeAll(async () => {
   cluster = started;
   bundle = built.outputFiles[0]!.text;
   bundledFiles = Object.keys(built.metafile.inputs);
-  pages = await startPageServer(
-    {
-      '/': { type: 'text/html', body: PAGE },
-      '/tessera.js': { type: 'text/javascript', body: bundle },
-    },
-    cluster.nodes[0]!.url,
+  pages = await resources.add(
+    startPageServer(
+      {
+        '/': { type: 'text/html', body: PAGE },
+        '/tessera.js': { type: 'text/javascript', body: bundle },
+      },
+      cluster.nodes[0]!.url,
+    ),
+    (p) => p.close(),
   );
-  browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS });
+  browser = await resources.add(
+    chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS }),
+    (b) => b.close(),
+  );
 }, 90_000);
 
-afterAll(async () => {
-  await browser?.close();
-  await pages?.close();
-  await cluster?.destroy();
-});
+afterAll(() => resources.stopAll());
 
 describe('the client in headless Chromium', () => {
   it('bundles for the browser without Node-only code', () => {
