@@ -12,7 +12,7 @@ import { LocalNode, localNodeSpecs } from '../src/cli/local-cluster.js';
 
 export { freePortBlock };
 
-/** Tests run the compiled CLI, exactly as a user does (`pnpm test` builds first). */
+/** Tests run the `tessera` users run: the bundled CLI, the package's bin (`pnpm test` builds it first). */
 export const DIST_CLI = fileURLToPath(new URL('../dist/bin/main.js', import.meta.url));
 
 /** Runs `tessera ARGS` to its exit: its exit code and its stdout and stderr together. */
