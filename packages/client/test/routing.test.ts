@@ -82,7 +82,7 @@ describe('partition-aware routing', () => {
     expect(pinnedHops).toBeLessThan(keys.length / 2);
     expect(new Set(pinned.events.map((e) => e.node))).toEqual(new Set([urls()[0]]));
     const stats = routed.client.stats();
-    expect(stats.byRole).toEqual({ replica: stats.requests, fallback: 0, any: 0 });
+    expect(stats.byRole).toEqual({ replica: stats.requests, fallback: 0, unrouted: 0 });
     expect(Object.keys(stats.byNode).sort()).toEqual(['n0', 'n1', 'n2']);
   });
 

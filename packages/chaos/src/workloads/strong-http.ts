@@ -40,8 +40,8 @@ export async function strongCall(
   path: string,
   o: CallOptions = {},
 ): Promise<Reply> {
-  // One controller per call, its listener on the run's signal removed after (AbortSignal.any would
-  // leave one on the long-lived signal per call).
+  // One controller per call, its listener on the run's signal removed after (a signal combined by
+  // AbortSignal's static combinator would leave one on the long-lived signal per call).
   const controller = new AbortController();
   const abort = (): void => controller.abort();
   const timer = setTimeout(abort, o.timeoutMs ?? STRONG_CALL_TIMEOUT_MS);

@@ -39,7 +39,7 @@ export class RequestStats {
     requests: 0,
     retries: 0,
     failures: 0,
-    byRole: { replica: 0, fallback: 0, any: 0 },
+    byRole: { replica: 0, fallback: 0, unrouted: 0 },
     byNode: {},
   };
 

@@ -7,8 +7,11 @@
  */
 import { type Getter, loadRing, type NodeUrl, preferenceFor, type RingView } from './ring.js';
 
-/** How a node stands to a key: one of its N replicas, a fallback in its preference list, or any node. */
-export type Role = 'replica' | 'fallback' | 'any';
+/**
+ * How a node stands to a key: one of its N replicas, a fallback in its preference list, or a node
+ * chosen without routing (no ring known yet, or a call that names no key).
+ */
+export type Role = 'replica' | 'fallback' | 'unrouted';
 
 export interface Route {
   readonly url: string;
@@ -126,9 +129,9 @@ export class Router {
   private anyNode(view: RingView | undefined): Route[] {
     const routes: Route[] = [];
     if (view !== undefined) {
-      for (const m of view.members.values()) routes.push({ url: m.url, nodeId: m.nodeId, role: 'any' });
+      for (const m of view.members.values()) routes.push({ url: m.url, nodeId: m.nodeId, role: 'unrouted' });
     }
-    for (const url of this.options.seeds) routes.push({ url, nodeId: undefined, role: 'any' });
+    for (const url of this.options.seeds) routes.push({ url, nodeId: undefined, role: 'unrouted' });
     const start = this.rotation++ % Math.max(1, routes.length);
     return [...routes.slice(start), ...routes.slice(0, start)];
   }
