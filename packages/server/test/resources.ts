@@ -6,8 +6,11 @@
  * to launch: the worker may exit right after the file, leaving its nodes running); one that ends
  * even later (past the `afterAll`'s own timeout) is stopped as soon as it exists.
  */
+import { Closers } from '../src/node/closers.js';
+
+/** A node's Closers (newest first, every close runs), plus starts still under way. */
 export class Resources {
-  private readonly stops: (() => Promise<unknown>)[] = [];
+  private readonly stops = new Closers();
   private readonly pending = new Set<Promise<unknown>>();
   private stopping = false;
 
@@ -15,7 +18,7 @@ export class Resources {
   add<T>(started: Promise<T>, stop: (resource: T) => Promise<unknown>): Promise<T> {
     const registered = started.then(async (resource) => {
       if (this.stopping) await stop(resource);
-      else this.stops.push(() => stop(resource));
+      else this.stops.add(async () => void (await stop(resource)));
       return resource;
     });
     const settled: Promise<void> = registered.then(
@@ -28,13 +31,13 @@ export class Resources {
 
   /**
    * Waits for the starts under way, then stops every resource started, the last started first.
-   * Every stop runs; the first error, if any, is thrown after them.
+   * Every stop runs; when some failed, the first error is thrown after them.
    */
   async stopAll(): Promise<void> {
     await Promise.all(this.pending);
     this.stopping = true;
     const errors: unknown[] = [];
-    for (const stop of this.stops.splice(0).reverse()) await stop().catch((err: unknown) => errors.push(err));
+    await this.stops.closeAll((err) => errors.push(err));
     if (errors.length > 0) throw errors[0];
   }
 }
