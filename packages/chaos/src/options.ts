@@ -10,7 +10,7 @@ export const WORKLOADS: readonly Workload[] = ['set', 'cart', 'lww', 'register',
 /** The `tessera` CLI the nodes run (the package's bundled bin). */
 export const SERVER_CLI = CLI_PATH;
 
-/** Options the run cannot take: `pnpm chaos` prints the message and the usage, not a stack trace. */
+/** Options the run cannot take: `pnpm chaos` prints the message (it says where the options are), not a stack trace. */
 export class ChaosUsageError extends Error {
   override readonly name = 'ChaosUsageError';
 }
