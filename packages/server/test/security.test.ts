@@ -1,14 +1,13 @@
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { credentials } from '@grpc/grpc-js';
 import { TesseraClient } from '@tessera/client';
 import { encodeContext } from '@tessera/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { secureNodeArgs } from '../src/cli/cluster-up.js';
 import { httpCall } from '../src/cli/http-call.js';
 import { LocalNode, localNodeSpecs } from '../src/cli/local-cluster.js';
-import { identityInterceptor } from '../src/transport/credentials.js';
+import { peerClientSecurity } from '../src/transport/credentials.js';
 import { createPeerClient } from '../src/transport/grpc-client.js';
 import { expectTesseraError } from './grpc-kit.js';
 import { cli, DIST_CLI, freePortBlock, waitFor } from './helpers.js';
@@ -167,10 +166,7 @@ describe('peers', () => {
       readFile(join(certDir, `${certNode}-key.pem`)),
     ]);
     return createPeerClient(nodes[0]!.peerAddress, {
-      security: {
-        credentials: credentials.createSsl(ca, key, cert),
-        options: { interceptors: [identityInterceptor(nodeId, secret)] },
-      },
+      security: peerClientSecurity(nodeId, secret, { ca, cert, key }),
     });
   }
 

@@ -20,6 +20,9 @@ import {
 import { PEER_PROTOCOL_VERSION } from '@tessera/core';
 import type { Config } from '../config.js';
 import { readPem } from '../security/pem.js';
+import { pipeMethod } from './service.js';
+
+const PIPE_PATH = pipeMethod.path;
 
 /** Metadata naming the calling node. */
 export const NODE_METADATA = 'tessera-node';
@@ -35,16 +38,29 @@ export const IDENTITY_METADATA = 'tessera-identity';
 /** More metadata for every call, read at each call (the node's cluster id and identity). */
 export type PresentedMetadata = () => Readonly<Record<string, string>>;
 
+/** The PEM contents of a node's peer certificate, its key and the cluster CA (mTLS). */
+export interface PeerTlsPems {
+  readonly ca: Buffer;
+  readonly cert: Buffer;
+  readonly key: Buffer;
+}
+
 /** What a node needs to call its peers. */
 export interface PeerClientSecurity {
   readonly credentials: ChannelCredentials;
   /** Client options: the interceptor that adds the caller's identity to every call. */
   readonly options: ClientOptions;
+  /** The same for the replication pipe's own connection (pipe-socket-client.ts). */
+  readonly tls?: PeerTlsPems;
+  /** The caller's identity as the pipe's HELLO carries it, made afresh for each connection. */
+  readonly hello: () => Readonly<Record<string, string>>;
 }
 
 /** What a node needs to serve its peers; the guard (peer-guard.ts) is added by the node. */
 export interface PeerServerSecurity {
   readonly credentials: ServerCredentials;
+  /** The PEMs behind `credentials`, for the listener that serves gRPC and the pipe (mTLS). */
+  readonly tls?: PeerTlsPems;
   /** True when callers present certificates the server verified (mTLS). */
   readonly mtls: boolean;
   readonly clusterSecret: string | undefined;
@@ -70,19 +86,35 @@ export function loadPeerSecurity(
           cert: readPem(tls.certFile, '--peer-tls-cert'),
           key: readPem(tls.keyFile, '--peer-tls-key'),
         };
-  const channel =
-    pem === undefined ? credentials.createInsecure() : credentials.createSsl(pem.ca, pem.key, pem.cert);
   const server =
     pem === undefined
       ? ServerCredentials.createInsecure()
       : ServerCredentials.createSsl(pem.ca, [{ cert_chain: pem.cert, private_key: pem.key }], true);
   return {
     nodeId: config.nodeId,
-    client: {
-      credentials: channel,
-      options: { interceptors: [identityInterceptor(config.nodeId, config.clusterSecret, presented)] },
+    client: peerClientSecurity(config.nodeId, config.clusterSecret, pem, presented),
+    server: {
+      credentials: server,
+      ...(pem === undefined ? {} : { tls: pem }),
+      mtls: pem !== undefined,
+      clusterSecret: config.clusterSecret,
     },
-    server: { credentials: server, mtls: pem !== undefined, clusterSecret: config.clusterSecret },
+  };
+}
+
+/** How a node calls its peers as `nodeId`: over TLS with `pem`, proving `secret` if given. */
+export function peerClientSecurity(
+  nodeId: string,
+  secret: string | undefined,
+  pem: PeerTlsPems | undefined,
+  presented?: PresentedMetadata,
+): PeerClientSecurity {
+  return {
+    credentials:
+      pem === undefined ? credentials.createInsecure() : credentials.createSsl(pem.ca, pem.key, pem.cert),
+    options: { interceptors: [identityInterceptor(nodeId, secret, presented)] },
+    ...(pem === undefined ? {} : { tls: pem }),
+    hello: () => identityEntries(nodeId, secret, presented, PIPE_PATH),
   };
 }
 
@@ -105,14 +137,28 @@ export function identityInterceptor(
   return (options, nextCall) =>
     new InterceptingCall(nextCall(options), {
       start: (metadata, listener, next) => {
-        metadata.set(NODE_METADATA, nodeId);
-        metadata.set(PROTOCOL_METADATA, String(PEER_PROTOCOL_VERSION));
-        for (const [key, value] of Object.entries(presented?.() ?? {})) metadata.set(key, value);
-        if (secret !== undefined) {
-          const now = Math.floor(Date.now() / 1000);
-          metadata.set(AUTH_METADATA, peerProof(secret, nodeId, options.method_definition.path, now));
-        }
+        const entries = identityEntries(nodeId, secret, presented, options.method_definition.path);
+        for (const [key, value] of Object.entries(entries)) metadata.set(key, value);
         next(metadata, listener);
       },
     });
+}
+
+/** The caller's identity for one call of `method`: what a call's metadata and the pipe's HELLO carry. */
+export function identityEntries(
+  nodeId: string,
+  secret: string | undefined,
+  presented: PresentedMetadata | undefined,
+  method: string,
+): Record<string, string> {
+  const entries: Record<string, string> = {
+    [NODE_METADATA]: nodeId,
+    [PROTOCOL_METADATA]: String(PEER_PROTOCOL_VERSION),
+    ...presented?.(),
+  };
+  if (secret !== undefined) {
+    const now = Math.floor(Date.now() / 1000);
+    entries[AUTH_METADATA] = peerProof(secret, nodeId, method, now);
+  }
+  return entries;
 }

@@ -39,6 +39,8 @@ import {
   type TransferPage,
 } from './peer-api.js';
 import { PipeClient, type PipeOp } from './pipe-client.js';
+import { grpcPipe } from './pipe-grpc.js';
+import { socketPipe } from './pipe-socket-client.js';
 import { MESSAGE_BYTES_MAX_DEFAULT, type PeerMethod, peerService } from './service.js';
 import { pullTransferPage } from './transfer-stream.js';
 import { fromServiceError } from './wire-error.js';
@@ -78,10 +80,15 @@ class GrpcPeerClient implements PeerClient {
       'grpc.initial_reconnect_backoff_ms': 100,
       'grpc.max_reconnect_backoff_ms': 2_000,
     });
-    this.pipe = new PipeClient(this.channel, address, {
-      messageBytesMax: options.messageBytesMax ?? MESSAGE_BYTES_MAX_DEFAULT,
-      holdMs: options.pipeHoldMs ?? 0,
+    const messageBytesMax = options.messageBytesMax ?? MESSAGE_BYTES_MAX_DEFAULT;
+    const security = options.security;
+    const open = socketPipe(address, {
+      ...(security?.tls === undefined ? {} : { tls: security.tls }),
+      hello: security?.hello ?? (() => ({})),
+      messageBytesMax,
+      legacy: grpcPipe(this.channel, address),
     });
+    this.pipe = new PipeClient(open, address, { messageBytesMax, holdMs: options.pipeHoldMs ?? 0 });
   }
 
   /** Replica reads and writes travel over the pipe, batched with the others of the same tick. */

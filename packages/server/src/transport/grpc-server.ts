@@ -28,9 +28,13 @@ import {
   replicateRequestSchema,
   strongPayloadSchema,
 } from './convert.js';
+import type { PeerTlsPems } from './credentials.js';
 import type * as pb from './generated/tessera/peer/v1/peer.js';
 import type { KeyListingSource, PeerApi, StrongSource } from './peer-api.js';
-import { addPipeService } from './pipe-server.js';
+import type { PeerGatekeeper } from './peer-guard.js';
+import { listenForPeers, type PeerListener, type PeerListenerOptions } from './peer-listener.js';
+import { addGrpcPipeService, OpenPipes } from './pipe-server.js';
+import { servePipeSocket } from './pipe-socket-server.js';
 import {
   CODE_METADATA,
   DETAILS_METADATA,
@@ -60,8 +64,13 @@ export interface PeerServerOptions {
   readonly listing?: KeyListingSource;
   /** Serves strong-key messages (Strong) when given; without it they are UNIMPLEMENTED. */
   readonly strong?: StrongSource;
-  /** TLS credentials and interceptors (the peer guard); default plaintext, unguarded. */
-  readonly security?: { readonly credentials: ServerCredentials; readonly interceptors: ServerInterceptor[] };
+  /** TLS and the peer guard (peer-security.ts); default plaintext, unguarded. */
+  readonly security?: {
+    readonly credentials: ServerCredentials;
+    readonly interceptors: ServerInterceptor[];
+    readonly gatekeeper: PeerGatekeeper;
+    readonly tls?: PeerTlsPems;
+  };
 }
 
 export interface PeerServerHandle {
@@ -112,20 +121,57 @@ export async function startPeerServer(
     ...strongService(options.strong, calls),
   });
 
-  const pipe = addPipeService(server, handler, log);
+  const pipes = new OpenPipes();
+  addGrpcPipeService(server, pipes, handler, log);
   if (options.transfer !== undefined) addTransferService(server, options.transfer, log);
-  const credentials = options.security?.credentials ?? ServerCredentials.createInsecure();
-  const port = await bind(server, hostPort(options.host, options.port), credentials);
+  const messageBytesMax = options.messageBytesMax ?? MESSAGE_BYTES_MAX_DEFAULT;
+  const gatekeeper = options.security?.gatekeeper ?? OPEN_DOOR;
+  // TLS, when on, is terminated by the listener, so grpc-js sees connections already decrypted.
+  const injector = server.createConnectionInjector(ServerCredentials.createInsecure());
+  const listener = await listen({
+    host: options.host,
+    port: options.port,
+    ...(options.security?.tls === undefined ? {} : { tls: options.security.tls }),
+    grpc: (socket) => injector.injectConnection(socket),
+    pipe: (socket, rest, certName) =>
+      servePipeSocket(socket, rest, certName, { pipes, handler, gatekeeper, messageBytesMax, log }),
+  });
+  const port = listener.port;
   log.info({ host: options.host, port }, 'peer server listening');
   let closing: Promise<void> | undefined;
   return {
     port,
     close: () => {
-      pipe.close();
-      closing ??= shutdown(server);
+      closing ??= (async () => {
+        const stopped = listener.close();
+        pipes.close();
+        await shutdown(server);
+        // Whatever is still open (a pipe whose caller never closed its end, a connection that
+        // never said what it is) goes now.
+        listener.destroyConnections();
+        await stopped;
+      })();
       return closing;
     },
   };
+}
+
+/** The guard of a server started without one (tests): every caller is let through. */
+const OPEN_DOOR: PeerGatekeeper = { admit: () => undefined, refused: () => undefined };
+
+async function listen(options: PeerListenerOptions): Promise<PeerListener> {
+  try {
+    return await listenForPeers(options);
+  } catch (error) {
+    const address = hostPort(options.host, options.port);
+    const why = error instanceof Error ? error.message : String(error);
+    throw new Error(
+      `Cannot listen for peers on ${address}: ${why}. Is the port taken? Pick another peer address.`,
+      {
+        cause: error,
+      },
+    );
+  }
 }
 
 const INFLIGHT_MAX_DEFAULT = 10_000;
@@ -217,26 +263,6 @@ function errorResponse(error: unknown, rpc: string, log: Logger): ServerErrorRes
 
 function hostPort(host: string, port: number): string {
   return host.includes(':') && !host.startsWith('[') ? `[${host}]:${port}` : `${host}:${port}`;
-}
-
-function bind(server: Server, address: string, credentials: ServerCredentials): Promise<number> {
-  return new Promise((resolve, reject) => {
-    server.bindAsync(address, credentials, (error, port) => {
-      if (error === null) {
-        resolve(port);
-        return;
-      }
-      server.forceShutdown();
-      reject(
-        new Error(
-          `Cannot listen for peers on ${address}: ${error.message}. Is the port taken? Pick another peer address.`,
-          {
-            cause: error,
-          },
-        ),
-      );
-    });
-  });
 }
 
 function shutdown(server: Server): Promise<void> {

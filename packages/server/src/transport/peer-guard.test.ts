@@ -4,7 +4,6 @@
  * themselves only. (Mutual TLS is covered end to end in test/security.test.ts.)
  */
 
-import { credentials } from '@grpc/grpc-js';
 import type { ClusterState } from '@tessera/core';
 import { PEER_PROTOCOL_VERSION } from '@tessera/core';
 import { pino } from 'pino';
@@ -14,14 +13,15 @@ import {
   AUTH_METADATA,
   CLUSTER_METADATA,
   IDENTITY_METADATA,
-  identityInterceptor,
   loadPeerSecurity,
   PROTOCOL_METADATA,
+  peerClientSecurity,
   peerProof,
 } from './credentials.js';
 import { createPeerClient } from './grpc-client.js';
 import { type PeerServerHandle, startPeerServer } from './grpc-server.js';
-import { PROOF_SKEW_MAX_SECONDS, peerGuard, refusal } from './peer-guard.js';
+import { PROOF_SKEW_MAX_SECONDS, refusal } from './peer-guard.js';
+import { peerServerSecurity } from './peer-security.js';
 import { peerService } from './service.js';
 
 const SECRET = 'a-cluster-secret-of-32-characters';
@@ -36,10 +36,7 @@ beforeAll(async () => {
     host: '127.0.0.1',
     port: 0,
     logger: silent,
-    security: {
-      credentials: security.server.credentials,
-      interceptors: [peerGuard({ security: security.server, state: () => state }, silent)],
-    },
+    security: peerServerSecurity(security, () => state, silent),
   });
 });
 
@@ -106,8 +103,7 @@ describe('peer guard with a cluster secret', () => {
 
 /** A client calling as member `a` with the secret, presenting `extra` metadata on every call. */
 function presenting(extra: Record<string, string>) {
-  const interceptor = identityInterceptor('a', SECRET, () => extra);
-  const security = { credentials: credentials.createInsecure(), options: { interceptors: [interceptor] } };
+  const security = peerClientSecurity('a', SECRET, undefined, () => extra);
   return createPeerClient(`127.0.0.1:${server.port}`, { security });
 }
 

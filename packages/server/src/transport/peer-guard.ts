@@ -100,11 +100,30 @@ function validProof(facts: CallerFacts, secret: string): boolean {
   return given.length === expected.length && timingSafeEqual(given, expected);
 }
 
-/** The guard as a grpc-js server interceptor. */
-export function peerGuard(settings: GuardSettings, log: Logger): ServerInterceptor {
+export interface PeerGatekeeper {
+  /** Why a caller with these facts is refused (logged), or undefined to let it through. */
+  admit(facts: CallerFacts): TesseraError | undefined;
+  /** Logs a refusal decided elsewhere (rate-limited with the others). */
+  refused(error: TesseraError, facts: CallerFacts): void;
+}
+
+/**
+ * The guard as a check of a caller's facts: why it is refused, or undefined. Refusals are logged,
+ * at most REFUSALS_LOGGED_PER_MINUTE a minute. Used by the interceptor below and by the pipe's own
+ * framing (pipe-socket-server.ts), whose HELLO carries the same facts.
+ */
+export function peerGatekeeper(settings: GuardSettings, log: Logger): PeerGatekeeper {
   let windowStartMs = 0;
   let logged = 0;
-  const refuse = (call: ServerInterceptingCallInterface, error: TesseraError, facts: CallerFacts): void => {
+  return {
+    admit: (facts) => {
+      const error = refusal(facts, settings);
+      if (error !== undefined) refused(error, facts);
+      return error;
+    },
+    refused,
+  };
+  function refused(error: TesseraError, facts: CallerFacts): void {
     if (facts.nowMs - windowStartMs > 60_000) {
       windowStartMs = facts.nowMs;
       logged = 0;
@@ -114,6 +133,16 @@ export function peerGuard(settings: GuardSettings, log: Logger): ServerIntercept
         { code: error.code, caller: facts.nodeId, rpc: facts.method, reason: error.message },
         'peer call refused',
       );
+  }
+}
+
+/** The guard as a grpc-js server interceptor. */
+export function peerGuard(
+  settings: GuardSettings,
+  log: Logger,
+  gatekeeper: PeerGatekeeper = peerGatekeeper(settings, log),
+): ServerInterceptor {
+  const refuse = (call: ServerInterceptingCallInterface, error: TesseraError, facts: CallerFacts): void => {
     const trailer = new MetadataClass();
     const wire = toWireError(error, facts.method, log);
     trailer.set(CODE_METADATA, wire.code);
@@ -128,7 +157,7 @@ export function peerGuard(settings: GuardSettings, log: Logger): ServerIntercept
           onReceiveMetadata: (metadata: Metadata, pass) => {
             const facts = callerFacts(descriptor.path, metadata, call);
             caller = facts.nodeId;
-            const error = refusal(facts, settings);
+            const error = gatekeeper.admit(facts);
             if (error === undefined) pass(metadata);
             else refuse(call, error, facts);
           },
@@ -142,13 +171,15 @@ export function peerGuard(settings: GuardSettings, log: Logger): ServerIntercept
               'FORBIDDEN',
               `Node "${caller}" may only ask to join as itself, not as "${joiner}".`,
             );
-            refuse(call, error, {
+            const facts = {
               method: descriptor.path,
               nodeId: caller,
               proof: undefined,
               certName: undefined,
               nowMs: Date.now(),
-            });
+            };
+            gatekeeper.refused(error, facts);
+            refuse(call, error, facts);
           },
         });
       },

@@ -2,12 +2,16 @@
 import type { ServerCredentials, ServerInterceptor } from '@grpc/grpc-js';
 import type { ClusterState, TesseraError } from '@tessera/core';
 import type { Logger } from '../logger.js';
-import type { PeerSecurity } from './credentials.js';
-import { peerGuard } from './peer-guard.js';
+import type { PeerSecurity, PeerTlsPems } from './credentials.js';
+import { type PeerGatekeeper, peerGatekeeper, peerGuard } from './peer-guard.js';
 
 export interface PeerServerGuard {
   readonly credentials: ServerCredentials;
   readonly interceptors: ServerInterceptor[];
+  /** The same guard for the replication pipe's own framing (pipe-socket-server.ts). */
+  readonly gatekeeper: PeerGatekeeper;
+  /** The PEMs behind `credentials`, when peers use mTLS. */
+  readonly tls?: PeerTlsPems;
 }
 
 /**
@@ -20,9 +24,14 @@ export function peerServerSecurity(
   log: Logger,
   fenced?: () => TesseraError | undefined,
 ): PeerServerGuard {
-  const guard = peerGuard(
-    { security: security.server, state, ...(fenced === undefined ? {} : { fenced }) },
-    log,
-  );
-  return { credentials: security.server.credentials, interceptors: [guard] };
+  const settings = { security: security.server, state, ...(fenced === undefined ? {} : { fenced }) };
+  const gatekeeper = peerGatekeeper(settings, log);
+  const guard = peerGuard(settings, log, gatekeeper);
+  const tls = security.server.tls;
+  return {
+    credentials: security.server.credentials,
+    interceptors: [guard],
+    gatekeeper,
+    ...(tls === undefined ? {} : { tls }),
+  };
 }

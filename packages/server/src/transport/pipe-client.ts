@@ -1,16 +1,31 @@
 /**
- * The caller's side of the replication pipe: one long-lived bidirectional stream to a peer that
- * carries replica reads and writes. Calls made during one event-loop tick leave as one message;
- * the peer answers them in batches too. A call waits for its reply until its deadline, checked by
- * one sweeper per pipe rather than a timer per call. A stream that fails fails its calls in
- * flight with PEER_UNAVAILABLE; the next call opens a new one.
+ * The caller's side of the replication pipe: one long-lived connection to a peer that carries
+ * replica reads and writes (pipe-socket-client.ts; gRPC's stream to a node of the release before,
+ * pipe-grpc.ts). Calls made during one event-loop tick leave as one message; the peer answers them
+ * in batches too. A call waits for its reply until its deadline, checked by one sweeper per pipe
+ * rather than a timer per call. A connection that fails fails its calls in flight (with
+ * PEER_UNAVAILABLE, or the error the peer gave); the next call opens a new one.
  */
-import type { Client, ClientDuplexStream, Metadata, ServiceError } from '@grpc/grpc-js';
 import { TesseraError } from '@tessera/core';
 import { CallSlots } from './call-slots.js';
 import type * as pb from './generated/tessera/peer/v1/peer.js';
-import { CODE_METADATA, DETAILS_METADATA, pipeMethod } from './service.js';
-import { codeForStatus, fromWireError } from './wire-error.js';
+import { fromWireError } from './wire-error.js';
+
+/** One pipe connection as PipeClient sees it, whatever carries it. */
+export interface PipeCarrier {
+  write(message: pb.PipeRequest): void;
+  end(): void;
+}
+
+/** What a carrier tells its PipeClient; never from inside the `OpenPipe` call that made it. */
+export interface PipeEvents {
+  replies(message: pb.PipeResponse): void;
+  /** The carrier is gone (called once): calls in flight on it fail with `failure(rpc)`. */
+  broken(failure: (rpc: string) => TesseraError): void;
+}
+
+/** Opens a pipe connection to the peer. */
+export type OpenPipe = (events: PipeEvents) => PipeCarrier;
 
 /** A batch is sent at once when its values pass this size, to stay far below message limits. */
 export const PIPE_BATCH_BYTES_MAX = 512 * 1024;
@@ -30,7 +45,7 @@ interface Pending {
   readonly rpc: string;
   readonly deadline: number;
   readonly timeoutMs: number;
-  readonly stream: ClientDuplexStream<pb.PipeRequest, pb.PipeResponse>;
+  readonly stream: PipeCarrier;
   resolve(reply: pb.PipeReply): void;
   reject(error: TesseraError): void;
 }
@@ -42,8 +57,6 @@ export interface PipeClientOptions {
   /** The peer's limit on one message: a call that cannot fit fails alone, before it is sent. */
   readonly messageBytesMax: number;
   readonly now?: () => number;
-  /** Metadata sent when a stream opens (e.g. the caller's identity). */
-  readonly metadata?: () => Metadata | undefined;
   /**
    * Nagle-style coalescing: while earlier calls still wait for replies (the pipe is busy), a batch
    * of writes smaller than PIPE_HOLD_CALLS_MAX calls waits this long for more before it leaves,
@@ -54,7 +67,7 @@ export interface PipeClientOptions {
 }
 
 export class PipeClient {
-  private stream: ClientDuplexStream<pb.PipeRequest, pb.PipeResponse> | undefined;
+  private stream: PipeCarrier | undefined;
   private readonly pending = new CallSlots<Pending>(CALL_SLOTS);
   /** No call in flight has an earlier deadline: sweeps before it look at nothing. */
   private nextDeadline = Number.POSITIVE_INFINITY;
@@ -68,7 +81,7 @@ export class PipeClient {
   private readonly now: () => number;
 
   constructor(
-    private readonly channel: Client,
+    private readonly openPipe: OpenPipe,
     private readonly address: string,
     private readonly options: PipeClientOptions,
   ) {
@@ -116,52 +129,18 @@ export class PipeClient {
     this.stream = undefined;
   }
 
-  private open(): ClientDuplexStream<pb.PipeRequest, pb.PipeResponse> {
+  private open(): PipeCarrier {
     if (this.stream !== undefined) return this.stream;
-    const metadata = this.options.metadata?.();
-    const stream =
-      metadata === undefined
-        ? this.channel.makeBidiStreamRequest(
-            pipeMethod.path,
-            pipeMethod.requestSerialize,
-            pipeMethod.responseDeserialize,
-          )
-        : this.channel.makeBidiStreamRequest(
-            pipeMethod.path,
-            pipeMethod.requestSerialize,
-            pipeMethod.responseDeserialize,
-            metadata,
-          );
-    stream.on('data', (replies: pb.PipeResponse) => this.receive(replies));
-    stream.on('error', (error: ServiceError) => this.broken(stream, this.streamError(error)));
-    stream.on('end', () => this.broken(stream, this.streamError(undefined)));
+    const stream: PipeCarrier = this.openPipe({
+      replies: (message) => this.receive(message),
+      broken: (failure) => this.broken(stream, failure),
+    });
     this.stream = stream;
     return stream;
   }
 
-  /** Why a stream ended, as the error its calls in flight fail with. */
-  private streamError(error: ServiceError | undefined): (rpc: string) => TesseraError {
-    const peer = this.address;
-    if (error === undefined) return (rpc) => this.unavailable(rpc, 'the peer ended the stream');
-    const remote = error.metadata?.get(CODE_METADATA)[0];
-    if (typeof remote === 'string') {
-      return (rpc) => fromWireError(remote, error.details, detailsOf(error), { peer, rpc });
-    }
-    const code = codeForStatus(error.code);
-    if (code === 'PEER_UNAVAILABLE') return (rpc) => this.unavailable(rpc, error.details || error.message);
-    return (rpc) =>
-      new TesseraError(code, `The pipe to peer ${peer} failed: ${error.details || error.message}`, {
-        peer,
-        rpc,
-        grpcStatus: error.code,
-      });
-  }
-
   /** The stream is gone: its calls in flight fail, and the next call opens a new stream. */
-  private broken(
-    stream: ClientDuplexStream<pb.PipeRequest, pb.PipeResponse>,
-    failure: (rpc: string) => TesseraError,
-  ): void {
+  private broken(stream: PipeCarrier, failure: (rpc: string) => TesseraError): void {
     if (this.stream === stream) {
       this.stream = undefined;
       // Calls queued for this stream but not yet sent fail with it.
@@ -171,10 +150,7 @@ export class PipeClient {
     this.fail(stream, failure);
   }
 
-  private fail(
-    stream: ClientDuplexStream<pb.PipeRequest, pb.PipeResponse> | undefined,
-    failure: (rpc: string) => TesseraError,
-  ): void {
+  private fail(stream: PipeCarrier | undefined, failure: (rpc: string) => TesseraError): void {
     this.pending.forEach((p) => {
       if (stream !== undefined && p.stream !== stream) return;
       this.pending.delete(p.id);
@@ -290,10 +266,7 @@ export class PipeClient {
   }
 
   private unavailable(rpc: string, why: string): TesseraError {
-    return new TesseraError('PEER_UNAVAILABLE', `Peer ${this.address} is unavailable: ${why}.`, {
-      peer: this.address,
-      rpc,
-    });
+    return peerUnavailable(this.address, rpc, why);
   }
 }
 
@@ -303,8 +276,7 @@ function opBytes(op: PipeOp): number {
   return 32 + 3 * key.length + (op.replicate?.state.length ?? 0) + 3 * (op.replicate?.hint?.length ?? 0);
 }
 
-/** The details a refusal carries in its trailers (the peer guard's), as JSON. */
-function detailsOf(error: ServiceError): string | undefined {
-  const details = error.metadata?.get(DETAILS_METADATA)[0];
-  return typeof details === 'string' ? details : undefined;
+/** The error of a call whose pipe could not be used. */
+export function peerUnavailable(peer: string, rpc: string, why: string): TesseraError {
+  return new TesseraError('PEER_UNAVAILABLE', `Peer ${peer} is unavailable: ${why}.`, { peer, rpc });
 }

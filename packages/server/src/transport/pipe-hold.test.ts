@@ -3,15 +3,14 @@
  * so a partly loaded node sends fewer, fuller messages; an idle pipe, a read, and a full batch
  * never wait. Driven through a fake stream (which messages leave, and when) and fake timers.
  */
-import { EventEmitter } from 'node:events';
-import type { Client } from '@grpc/grpc-js';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type * as pb from './generated/tessera/peer/v1/peer.js';
-import { PIPE_HOLD_CALLS_MAX, PipeClient } from './pipe-client.js';
+import { PIPE_HOLD_CALLS_MAX, PipeClient, type PipeEvents } from './pipe-client.js';
 
 const HOLD_MS = 1_000;
 
-class FakeStream extends EventEmitter {
+class FakeStream {
+  events: PipeEvents | undefined;
   readonly sent: pb.PipeRequest[] = [];
   write(message: pb.PipeRequest): boolean {
     this.sent.push(message);
@@ -21,14 +20,17 @@ class FakeStream extends EventEmitter {
   /** Answers every call sent so far. */
   answerAll(): void {
     const replies = this.sent.flatMap((m) => m.calls).map((c) => ({ id: c.id, replicate: {} }));
-    this.emit('data', { replies });
+    this.events?.replies({ replies });
   }
 }
 
 function pipe(holdMs: number): { client: PipeClient; stream: FakeStream } {
   const stream = new FakeStream();
-  const channel = { makeBidiStreamRequest: () => stream } as unknown as Client;
-  return { client: new PipeClient(channel, 'peer:1', { messageBytesMax: 1 << 20, holdMs }), stream };
+  const open = (events: PipeEvents): FakeStream => {
+    stream.events = events;
+    return stream;
+  };
+  return { client: new PipeClient(open, 'peer:1', { messageBytesMax: 1 << 20, holdMs }), stream };
 }
 
 /** Sends `op`; calls still waiting when the test closes the client fail then, as they should. */

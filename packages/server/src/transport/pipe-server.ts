@@ -3,6 +3,8 @@
  * at once; replies finished during one event-loop tick go back as one message. The writes of one
  * batch reach the store together and leave it as one LevelDB batch (storage/group-commit.ts).
  * Calls in flight per stream are bounded: past the bound a call is refused with OVERLOADED.
+ * A pipe arrives over its own framing on the peer port (pipe-socket-server.ts), or from a node of
+ * the release before as a gRPC stream (`Pipe`, served here too, for rolling upgrades).
  */
 import { Metadata, type Server, type ServerDuplexStream } from '@grpc/grpc-js';
 import { ERROR_CODES, TesseraError } from '@tessera/core';
@@ -23,63 +25,107 @@ const NOT_FOUND: pb.ReadResponse = { found: false, state: new Uint8Array(0) };
 
 type PipeCallStream = ServerDuplexStream<pb.PipeRequest | DecodeFailure, pb.PipeResponse>;
 
-export interface PipeService {
-  /** Ends every open pipe stream, so a server shutdown does not wait for them. */
-  close(): void;
+/** What serves the calls of a pipe. */
+export type PipeHandler = Pick<PeerApi, 'read' | 'replicate'>;
+
+/** One pipe as its server sees it, whatever carries it. */
+export interface PipeCarrierEnd {
+  write(message: pb.PipeResponse): void;
+  end(): void;
+  /** Ends the pipe with `error`: its calls in flight are unknown to the caller. */
+  fail(error: TesseraError): void;
 }
 
-export function addPipeService(
+/** The pipes being served, so that a shutdown ends them. */
+export class OpenPipes {
+  private readonly open = new Set<PipeStream>();
+
+  /** Serves a pipe on `carrier`; the carrier hands it what arrives (`receive`, `end`, `gone`). */
+  serve(carrier: PipeCarrierEnd, handler: PipeHandler, log: Logger): PipeStream {
+    const stream = new PipeStream(carrier, handler, log, () => this.open.delete(stream));
+    this.open.add(stream);
+    return stream;
+  }
+
+  /** Ends every open pipe, so a server shutdown does not wait for them. */
+  close(): void {
+    for (const stream of this.open) stream.end();
+    this.open.clear();
+  }
+}
+
+/** Serves the gRPC `Pipe` method (callers of the release before) into `pipes`. */
+export function addGrpcPipeService(
   server: Server,
-  handler: Pick<PeerApi, 'read' | 'replicate'>,
+  pipes: OpenPipes,
+  handler: PipeHandler,
   log: Logger,
-): PipeService {
-  const open = new Set<PipeStream>();
+): void {
   server.addService(
     { pipe: { ...pipeMethod, originalName: 'Pipe' } },
     {
       pipe: (call: PipeCallStream) => {
-        const stream = new PipeStream(call, handler, log);
-        open.add(stream);
-        call.on('close', () => open.delete(stream));
+        const stream = pipes.serve(grpcCarrier(call), handler, log);
+        call.on('data', (batch: pb.PipeRequest | DecodeFailure) => stream.receive(batch));
+        call.on('end', () => stream.end());
+        call.on('error', () => stream.gone());
+        call.on('close', () => stream.gone());
       },
     },
   );
+}
+
+function grpcCarrier(call: PipeCallStream): PipeCarrierEnd {
   return {
-    close: () => {
-      for (const stream of open) stream.end();
-      open.clear();
+    write: (message) => call.write(message),
+    end: () => call.end(),
+    fail: (error) => {
+      const metadata = new Metadata();
+      metadata.set(CODE_METADATA, error.code);
+      // 'error' makes grpc-js end the call with this status; destroy() would end it with none.
+      call.emit(
+        'error',
+        Object.assign(new Error(error.message), {
+          code: ERROR_CODES[error.code].grpc,
+          details: error.message,
+          metadata,
+        }),
+      );
     },
   };
 }
 
-class PipeStream {
+export class PipeStream {
   private inFlight = 0;
   private outbox: pb.PipeReply[] = [];
   private flushQueued = false;
   private ended = false;
 
   constructor(
-    private readonly call: PipeCallStream,
-    private readonly handler: Pick<PeerApi, 'read' | 'replicate'>,
+    private readonly carrier: PipeCarrierEnd,
+    private readonly handler: PipeHandler,
     private readonly log: Logger,
-  ) {
-    call.on('data', (batch: pb.PipeRequest | DecodeFailure) => this.receive(batch));
-    call.on('end', () => this.end());
-    call.on('error', () => {
-      this.ended = true;
-    });
-  }
+    private readonly onGone: () => void,
+  ) {}
 
+  /** The caller ended the pipe (or the server shuts down): replies ready go, then the pipe ends. */
   end(): void {
     if (this.ended) return;
     this.flush();
     this.ended = true;
-    this.call.end();
+    this.carrier.end();
+    this.onGone();
   }
 
-  private receive(batch: pb.PipeRequest | DecodeFailure): void {
+  /** The carrier broke: nothing more can be sent. */
+  gone(): void {
+    this.ended = true;
+    this.onGone();
+  }
+
+  receive(batch: pb.PipeRequest | DecodeFailure): void {
     if (batch instanceof DecodeFailure) {
-      this.refuseStream('A pipe message is not a valid protobuf PipeRequest.');
+      this.fail(new TesseraError('BAD_REQUEST', 'A pipe message is not a valid protobuf PipeRequest.'));
       return;
     }
     for (const call of batch.calls) this.serve(call);
@@ -135,20 +181,15 @@ class PipeStream {
     if (this.outbox.length === 0 || this.ended) return;
     const replies = this.outbox;
     this.outbox = [];
-    this.call.write({ replies });
+    this.carrier.write({ replies });
   }
 
-  /** A message that does not decode leaves its calls unknown: the stream ends with BAD_REQUEST. */
-  private refuseStream(message: string): void {
+  /** Ends the pipe with `error`: what it carried that was not answered is unknown to the caller. */
+  fail(error: TesseraError): void {
     if (this.ended) return;
     this.ended = true;
-    const metadata = new Metadata();
-    metadata.set(CODE_METADATA, 'BAD_REQUEST');
-    // 'error' makes grpc-js end the call with this status; destroy() would end it with none.
-    this.call.emit(
-      'error',
-      Object.assign(new Error(message), { code: ERROR_CODES.BAD_REQUEST.grpc, details: message, metadata }),
-    );
+    this.carrier.fail(error);
+    this.onGone();
   }
 }
 

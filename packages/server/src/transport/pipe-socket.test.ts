@@ -1,0 +1,186 @@
+/**
+ * The replication pipe on its own framing, on the peer port beside gRPC: the bytes a caller sends,
+ * what a peer client uses, the fallback to gRPC for a node of the release before, refusals, and a
+ * peer that goes silent.
+ */
+import { once } from 'node:events';
+import { connect, createServer, type Server, type Socket } from 'node:net';
+import { Server as GrpcServer, ServerCredentials } from '@grpc/grpc-js';
+import fc from 'fast-check';
+import { pino } from 'pino';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { expectTesseraError, FakePeer, TIMEOUT_MS } from '../../test/grpc-kit.js';
+import * as pb from './generated/tessera/peer/v1/peer.js';
+import { createPeerClient } from './grpc-client.js';
+import { type PeerServerHandle, startPeerServer } from './grpc-server.js';
+import { PipeClient } from './pipe-client.js';
+import { encodeFrame, type Frame, FrameKind, FrameReader, PIPE_MAGIC } from './pipe-frames.js';
+import { encodeJson, parseWireError } from './pipe-hello.js';
+import { addGrpcPipeService, OpenPipes } from './pipe-server.js';
+import { socketPipe } from './pipe-socket-client.js';
+
+const silent = pino({ level: 'silent' });
+const peer = new FakePeer();
+let server: PeerServerHandle;
+
+beforeAll(async () => {
+  server = await startPeerServer(peer, { host: '127.0.0.1', port: 0, logger: silent });
+});
+afterAll(() => server.close());
+
+/** Opens a raw connection to `port` and collects the frames it receives until it closes. */
+function raw(port: number): { socket: Socket; frames: Frame[]; closed: Promise<void> } {
+  const socket = connect({ host: '127.0.0.1', port });
+  const reader = new FrameReader(1 << 20);
+  const frames: Frame[] = [];
+  socket.on('data', (chunk: Buffer) => frames.push(...reader.push(chunk)));
+  socket.on('error', () => undefined);
+  return { socket, frames, closed: once(socket, 'close').then(() => undefined) };
+}
+
+async function waitFor(check: () => boolean): Promise<void> {
+  const deadline = Date.now() + 5_000;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error('timed out waiting');
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+describe('replication pipe on its own frames', () => {
+  it('answers HELLO with ACCEPT, then serves the calls of a REQUEST in one RESPONSE', async () => {
+    const { socket, frames } = raw(server.port);
+    const request: pb.PipeRequest = {
+      calls: [
+        { id: 7, replicate: { key: 'framed', state: new Uint8Array([1, 2, 3]) } },
+        { id: 8, read: { key: 'absent' } },
+      ],
+    };
+    socket.write(
+      Buffer.concat([
+        PIPE_MAGIC,
+        encodeFrame(FrameKind.hello, encodeJson({})),
+        encodeFrame(FrameKind.request, pb.PipeRequest.encode(request).finish()),
+      ]),
+    );
+    await waitFor(() => frames.length >= 2);
+    socket.destroy();
+    expect(frames[0]!.kind).toBe(FrameKind.accept);
+    expect(frames[1]!.kind).toBe(FrameKind.response);
+    const { replies } = pb.PipeResponse.decode(frames[1]!.payload);
+    expect(replies.map((r) => r.id).sort()).toEqual([7, 8]);
+    expect(replies.find((r) => r.id === 8)?.read?.found).toBe(false);
+    expect(peer.states.get('framed')).toEqual(new Uint8Array([1, 2, 3]));
+  });
+
+  it('is what a peer client uses (its connections start with the magic), while gRPC calls share the port', async () => {
+    const seen: Buffer[] = [];
+    const proxy = await tcpProxy(server.port, (first) => seen.push(first));
+    const client = createPeerClient(`127.0.0.1:${proxy.port}`);
+    try {
+      await client.replicate('via-client', new Uint8Array([9]), TIMEOUT_MS);
+      expect(await client.read('via-client', TIMEOUT_MS)).toEqual(new Uint8Array([9]));
+      expect(await client.merkleHashes(0, 0, [0], TIMEOUT_MS)).toBeInstanceOf(Uint8Array);
+      expect(seen.some((first) => first.subarray(0, PIPE_MAGIC.length).equals(PIPE_MAGIC))).toBe(true);
+      expect(seen.some((first) => first.toString('latin1').startsWith('PRI * HTTP/2.0'))).toBe(true);
+    } finally {
+      client.close();
+      proxy.server.close();
+    }
+  });
+
+  it('refuses bytes that are not its frames with BAD_REQUEST, and serves on', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.uint8Array({ minLength: 5, maxLength: 64 }), async (bytes) => {
+        const { socket, frames, closed } = raw(server.port);
+        socket.end(Buffer.concat([PIPE_MAGIC, Buffer.from(bytes)]));
+        await closed;
+        for (const frame of frames) {
+          expect([FrameKind.refuse, FrameKind.accept, FrameKind.fail]).toContain(frame.kind);
+          if (frame.kind !== FrameKind.accept) expect(parseWireError(frame.payload)?.code).toBeDefined();
+        }
+      }),
+      { numRuns: 40 },
+    );
+    const { socket, frames, closed } = raw(server.port);
+    socket.write(Buffer.concat([PIPE_MAGIC, Buffer.from([0, 0, 0, 0, 99])]));
+    await closed;
+    expect(frames.map((f) => f.kind)).toEqual([FrameKind.refuse]);
+    expect(parseWireError(frames[0]!.payload)?.code).toBe('BAD_REQUEST');
+    const client = createPeerClient(`127.0.0.1:${server.port}`);
+    try {
+      expect(await client.read('framed', TIMEOUT_MS)).toEqual(new Uint8Array([1, 2, 3]));
+    } finally {
+      client.close();
+    }
+  });
+
+  it('reaches a node of the release before (the pipe on gRPC only) over gRPC', async () => {
+    const old = new GrpcServer();
+    const legacyPeer = new FakePeer();
+    addGrpcPipeService(old, new OpenPipes(), legacyPeer, silent);
+    const port = await new Promise<number>((resolve, reject) =>
+      old.bindAsync('127.0.0.1:0', ServerCredentials.createInsecure(), (error, bound) =>
+        error === null ? resolve(bound) : reject(error),
+      ),
+    );
+    const client = createPeerClient(`127.0.0.1:${port}`);
+    try {
+      await client.replicate('old', new Uint8Array([4]), TIMEOUT_MS);
+      expect(await client.read('old', TIMEOUT_MS)).toEqual(new Uint8Array([4]));
+      expect(legacyPeer.states.get('old')).toEqual(new Uint8Array([4]));
+    } finally {
+      client.close();
+      old.forceShutdown();
+    }
+  });
+
+  it('gives up a connection whose peer goes silent: a PING unanswered fails the calls waiting', async () => {
+    const mute = createServer((socket) => {
+      socket.on('error', () => undefined);
+      socket.write(encodeFrame(FrameKind.accept, new Uint8Array(0)));
+    });
+    mute.listen(0, '127.0.0.1');
+    await once(mute, 'listening');
+    const address = `127.0.0.1:${(mute.address() as { port: number }).port}`;
+    const open = socketPipe(address, {
+      hello: () => ({}),
+      messageBytesMax: 1 << 20,
+      legacy: () => {
+        throw new Error('not a legacy peer');
+      },
+      pingAfterMs: 100,
+      pongTimeoutMs: 100,
+    });
+    const client = new PipeClient(open, address, { messageBytesMax: 1 << 20 });
+    try {
+      const started = Date.now();
+      const error = await expectTesseraError(
+        client.call({ read: { key: 'k' } }, 'Read', 30_000),
+        'PEER_UNAVAILABLE',
+      );
+      expect(error.message).toMatch(/no answer for \d+ ms/);
+      expect(Date.now() - started).toBeLessThan(5_000);
+    } finally {
+      client.close();
+      mute.close();
+    }
+  });
+});
+
+/** Forwards connections to `port`, telling `first` the first bytes each one sent. */
+async function tcpProxy(
+  port: number,
+  first: (bytes: Buffer) => void,
+): Promise<{ server: Server; port: number }> {
+  const proxy = createServer((inbound) => {
+    const outbound = connect({ host: '127.0.0.1', port });
+    inbound.once('data', (chunk: Buffer) => first(chunk));
+    inbound.pipe(outbound).on('error', () => undefined);
+    outbound.pipe(inbound).on('error', () => undefined);
+    inbound.on('error', () => outbound.destroy());
+    outbound.on('error', () => inbound.destroy());
+  });
+  proxy.listen(0, '127.0.0.1');
+  await once(proxy, 'listening');
+  return { server: proxy, port: (proxy.address() as { port: number }).port };
+}
