@@ -60,8 +60,9 @@ const PROFILED_NODE_PATH = fileURLToPath(new URL('./profiled-node.js', import.me
 
 export async function startLocalCluster(options: LocalClusterOptions): Promise<Cluster> {
   const dir = await mkdtemp(join(tmpdir(), 'tessera-bench-'));
-  const httpPort = await freePortBlock(options.nodes);
-  const peerPort = await freePortBlock(options.nodes);
+  // One block for both: two blocks found one after the other may be the same ports.
+  const httpPort = await freePortBlock(2 * options.nodes);
+  const peerPort = httpPort + options.nodes;
   const extraArgs = ['--n', String(options.n), '--r', String(options.r), '--w', String(options.w)];
   if (options.durability !== undefined) extraArgs.push('--durability', options.durability);
   if (options.strong !== undefined && options.strong.length > 0)
