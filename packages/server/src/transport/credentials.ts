@@ -1,8 +1,9 @@
 /**
  * Every credential of peer traffic is built here (docs/security.md):
- * - channel and server credentials: plaintext, or mutual TLS where both sides present a
- *   certificate signed by the cluster CA and the server asks for the client's;
- * - the caller's identity on every call, as metadata: `tessera-node` (its node id) and, when the
+ * - plaintext, or mutual TLS where both sides present a certificate signed by the cluster CA and
+ *   the server asks for the client's (gRPC channel credentials for calls; the PEMs themselves for
+ *   the replication pipe's connection and for the peer port's listener, peer-listener.ts);
+ * - the caller's identity on every call, as metadata (and in the pipe's HELLO): `tessera-node` (its node id) and, when the
  *   cluster has a secret, `tessera-auth`, an HMAC of node id, method and time under that secret
  *   (the secret itself never travels); its peer protocol version, and its cluster id and data-dir
  *   identity once it has them (identity fencing).
@@ -15,7 +16,6 @@ import {
   credentials,
   InterceptingCall,
   type Interceptor,
-  ServerCredentials,
 } from '@grpc/grpc-js';
 import { PEER_PROTOCOL_VERSION } from '@tessera/core';
 import type { Config } from '../config.js';
@@ -58,8 +58,7 @@ export interface PeerClientSecurity {
 
 /** What a node needs to serve its peers; the guard (peer-guard.ts) is added by the node. */
 export interface PeerServerSecurity {
-  readonly credentials: ServerCredentials;
-  /** The PEMs behind `credentials`, for the listener that serves gRPC and the pipe (mTLS). */
+  /** The node's certificate, key and cluster CA, for the listener that serves gRPC and the pipe (mTLS). */
   readonly tls?: PeerTlsPems;
   /** True when callers present certificates the server verified (mTLS). */
   readonly mtls: boolean;
@@ -86,15 +85,10 @@ export function loadPeerSecurity(
           cert: readPem(tls.certFile, '--peer-tls-cert'),
           key: readPem(tls.keyFile, '--peer-tls-key'),
         };
-  const server =
-    pem === undefined
-      ? ServerCredentials.createInsecure()
-      : ServerCredentials.createSsl(pem.ca, [{ cert_chain: pem.cert, private_key: pem.key }], true);
   return {
     nodeId: config.nodeId,
     client: peerClientSecurity(config.nodeId, config.clusterSecret, pem, presented),
     server: {
-      credentials: server,
       ...(pem === undefined ? {} : { tls: pem }),
       mtls: pem !== undefined,
       clusterSecret: config.clusterSecret,

@@ -66,7 +66,6 @@ export interface PeerServerOptions {
   readonly strong?: StrongSource;
   /** TLS and the peer guard (peer-security.ts); default plaintext, unguarded. */
   readonly security?: {
-    readonly credentials: ServerCredentials;
     readonly interceptors: ServerInterceptor[];
     readonly gatekeeper: PeerGatekeeper;
     readonly tls?: PeerTlsPems;

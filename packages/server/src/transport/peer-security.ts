@@ -1,16 +1,15 @@
-/** The server side of peer security for a node: its TLS credentials and the guard on its cluster state. */
-import type { ServerCredentials, ServerInterceptor } from '@grpc/grpc-js';
+/** The server side of peer security for a node: its TLS material and the guard on its cluster state. */
+import type { ServerInterceptor } from '@grpc/grpc-js';
 import type { ClusterState, TesseraError } from '@tessera/core';
 import type { Logger } from '../logger.js';
 import type { PeerSecurity, PeerTlsPems } from './credentials.js';
 import { type PeerGatekeeper, peerGatekeeper, peerGuard } from './peer-guard.js';
 
 export interface PeerServerGuard {
-  readonly credentials: ServerCredentials;
   readonly interceptors: ServerInterceptor[];
   /** The same guard for the replication pipe's own framing (pipe-socket-server.ts). */
   readonly gatekeeper: PeerGatekeeper;
-  /** The PEMs behind `credentials`, when peers use mTLS. */
+  /** The node's certificate, key and cluster CA, when peers use mTLS (peer-listener.ts). */
   readonly tls?: PeerTlsPems;
 }
 
@@ -29,7 +28,6 @@ export function peerServerSecurity(
   const guard = peerGuard(settings, log, gatekeeper);
   const tls = security.server.tls;
   return {
-    credentials: security.server.credentials,
     interceptors: [guard],
     gatekeeper,
     ...(tls === undefined ? {} : { tls }),

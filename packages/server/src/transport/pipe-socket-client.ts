@@ -202,7 +202,7 @@ class SocketCarrier implements PipeCarrier {
 
   /** The connection failed or closed (a TLS peer that refused the pipe's ALPN speaks only gRPC). */
   private failed(error: (Error & { code?: string }) | undefined): void {
-    if (this.phase === 'hello' && error?.code === NO_ALPN_ALERT) {
+    if (this.phase === 'hello' && error !== undefined && refusedAlpn(error)) {
       this.legacy();
       return;
     }
@@ -248,8 +248,17 @@ class SocketCarrier implements PipeCarrier {
   }
 }
 
-/** What Node's TLS reports when the server offers no protocol the caller asked for (a gRPC-only peer). */
-const NO_ALPN_ALERT = 'ERR_SSL_TLSV1_ALERT_NO_APPLICATION_PROTOCOL';
+/**
+ * Whether TLS failed because the server offers no protocol the caller asked for (a gRPC-only peer):
+ * OpenSSL's alert 120, reported as its own code on a read and as EPROTO with the alert's text on a
+ * write.
+ */
+function refusedAlpn(error: Error & { code?: string }): boolean {
+  return (
+    error.code === 'ERR_SSL_TLSV1_ALERT_NO_APPLICATION_PROTOCOL' ||
+    /alert no application protocol/.test(error.message)
+  );
+}
 
 /** `host:port` or `[v6]:port`. */
 export function splitAddress(address: string): { host: string; port: number } {

@@ -9,10 +9,13 @@ import { Server as GrpcServer, ServerCredentials } from '@grpc/grpc-js';
 import fc from 'fast-check';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { expectTesseraError, FakePeer, TIMEOUT_MS } from '../../test/grpc-kit.js';
+import { clusterState, expectTesseraError, FakePeer, TIMEOUT_MS } from '../../test/grpc-kit.js';
+import { createCa, issueNodeCertificate } from '../security/dev-ca.js';
+import { type PeerTlsPems, peerClientSecurity } from './credentials.js';
 import * as pb from './generated/tessera/peer/v1/peer.js';
 import { createPeerClient } from './grpc-client.js';
 import { type PeerServerHandle, startPeerServer } from './grpc-server.js';
+import { peerGatekeeper, peerGuard } from './peer-guard.js';
 import { PipeClient } from './pipe-client.js';
 import { encodeFrame, type Frame, FrameKind, FrameReader, PIPE_MAGIC } from './pipe-frames.js';
 import { encodeJson, parseWireError } from './pipe-hello.js';
@@ -163,6 +166,80 @@ describe('replication pipe on its own frames', () => {
     } finally {
       client.close();
       mute.close();
+    }
+  });
+});
+
+describe('replication pipe with mTLS', () => {
+  const ca = createCa('pipe test CA', 1);
+  const pems = (nodeId: string): PeerTlsPems => {
+    const issued = issueNodeCertificate(ca, nodeId, ['127.0.0.1'], 1);
+    return {
+      ca: Buffer.from(ca.certPem),
+      cert: Buffer.from(issued.certPem),
+      key: Buffer.from(issued.keyPem),
+    };
+  };
+  const serverPems = pems('server');
+  const settings = {
+    security: { mtls: true, clusterSecret: undefined },
+    state: () => clusterState(['a', 'b']),
+  };
+
+  it('serves a member over TLS, and refuses a caller whose certificate names another node', async () => {
+    const tlsPeer = new FakePeer();
+    const gatekeeper = peerGatekeeper(settings, silent);
+    const secure = await startPeerServer(tlsPeer, {
+      host: '127.0.0.1',
+      port: 0,
+      logger: silent,
+      security: { interceptors: [peerGuard(settings, silent, gatekeeper)], gatekeeper, tls: serverPems },
+    });
+    const a = createPeerClient(`127.0.0.1:${secure.port}`, {
+      security: peerClientSecurity('a', undefined, pems('a')),
+    });
+    const liar = createPeerClient(`127.0.0.1:${secure.port}`, {
+      security: peerClientSecurity('a', undefined, pems('b')),
+    });
+    try {
+      await a.replicate('tls', new Uint8Array([5]), TIMEOUT_MS);
+      expect(tlsPeer.states.get('tls')).toEqual(new Uint8Array([5]));
+      const error = await expectTesseraError(
+        liar.replicate('tls', new Uint8Array([6]), TIMEOUT_MS),
+        'UNAUTHENTICATED',
+      );
+      expect(error.message).toMatch(/certificate is for "b"/);
+      expect(tlsPeer.states.get('tls')).toEqual(new Uint8Array([5]));
+    } finally {
+      a.close();
+      liar.close();
+      await secure.close();
+    }
+  });
+
+  it('reaches a TLS node of the release before (gRPC only, which refuses the ALPN protocol) over gRPC', async () => {
+    const old = new GrpcServer();
+    const legacyPeer = new FakePeer();
+    addGrpcPipeService(old, new OpenPipes(), legacyPeer, silent);
+    const credentials = ServerCredentials.createSsl(
+      serverPems.ca,
+      [{ cert_chain: serverPems.cert, private_key: serverPems.key }],
+      true,
+    );
+    const port = await new Promise<number>((resolve, reject) =>
+      old.bindAsync('127.0.0.1:0', credentials, (error, bound) =>
+        error === null ? resolve(bound) : reject(error),
+      ),
+    );
+    const client = createPeerClient(`127.0.0.1:${port}`, {
+      security: peerClientSecurity('a', undefined, pems('a')),
+    });
+    try {
+      await client.replicate('old-tls', new Uint8Array([7]), TIMEOUT_MS);
+      expect(await client.read('old-tls', TIMEOUT_MS)).toEqual(new Uint8Array([7]));
+    } finally {
+      client.close();
+      old.forceShutdown();
     }
   });
 });
