@@ -67,18 +67,24 @@ export function encodeFrame(kind: FrameKind, payload: Uint8Array): Buffer {
 export class FrameReader {
   private pending: Buffer[] = [];
   private pendingBytes = 0;
+  /** Bytes the pending frame needs in all: its header, then header and payload once known. */
+  private needed = FRAME_HEADER_BYTES;
 
   constructor(private readonly payloadBytesMax: number) {}
 
   push(chunk: Buffer): Frame[] {
     if (this.pendingBytes > 0) {
+      // A large frame arrives in many chunks: they are joined once, when it is complete.
       this.pending.push(chunk);
-      chunk = Buffer.concat(this.pending, this.pendingBytes + chunk.length);
+      this.pendingBytes += chunk.length;
+      if (this.pendingBytes < this.needed) return [];
+      chunk = Buffer.concat(this.pending, this.pendingBytes);
       this.pending = [];
       this.pendingBytes = 0;
     }
     const frames: Frame[] = [];
     let at = 0;
+    this.needed = FRAME_HEADER_BYTES;
     while (chunk.length - at >= FRAME_HEADER_BYTES) {
       const length = chunk.readUInt32BE(at);
       const kind = chunk[at + 4]!;
@@ -89,7 +95,10 @@ export class FrameReader {
           `a pipe message of ${length} bytes passes the limit of ${this.payloadBytesMax} (messageBytesMax): lower valueBytesMax`,
         );
       const end = at + FRAME_HEADER_BYTES + length;
-      if (end > chunk.length) break;
+      if (end > chunk.length) {
+        this.needed = FRAME_HEADER_BYTES + length;
+        break;
+      }
       const start = chunk.byteOffset + at + FRAME_HEADER_BYTES;
       frames.push({ kind: kind as FrameKind, payload: new Uint8Array(chunk.buffer, start, length) });
       at = end;
