@@ -8,6 +8,13 @@
 import type { Socket } from 'node:net';
 import { TesseraError } from '@tessera/core';
 import type { Logger } from '../logger.js';
+import {
+  AUTH_METADATA,
+  CLUSTER_METADATA,
+  IDENTITY_METADATA,
+  NODE_METADATA,
+  PROTOCOL_METADATA,
+} from './credentials.js';
 import type { PeerGatekeeper } from './peer-guard.js';
 import { encodeFrame, type Frame, FrameError, FrameKind, FrameReader } from './pipe-frames.js';
 import { encodeJson, HELLO_BYTES_MAX, parseHello } from './pipe-hello.js';
@@ -55,6 +62,8 @@ export function servePipeSocket(
     stream = hello(frame, socket, certName, serving);
   };
   const onData = (chunk: Buffer): void => {
+    // After a refusal the socket only drains what is still arriving.
+    if (!socket.writable) return;
     let frames: Frame[];
     try {
       frames = reader.push(chunk);
@@ -95,13 +104,13 @@ function hello(
   }
   const refusal = serving.gatekeeper.admit({
     method: pipeMethod.path,
-    nodeId: entries['tessera-node'],
-    proof: entries['tessera-auth'],
+    nodeId: entries[NODE_METADATA],
+    proof: entries[AUTH_METADATA],
     certName,
     nowMs: Date.now(),
-    protocol: entries['tessera-protocol'],
-    clusterId: entries['tessera-cluster'],
-    identity: entries['tessera-identity'],
+    protocol: entries[PROTOCOL_METADATA],
+    clusterId: entries[CLUSTER_METADATA],
+    identity: entries[IDENTITY_METADATA],
   });
   if (refusal !== undefined) {
     refuse(socket, refusal, serving.log);
