@@ -134,6 +134,7 @@ export async function startPeerServer(
     grpc: (socket) => injector.injectConnection(socket),
     pipe: (socket, rest, certName) =>
       servePipeSocket(socket, rest, certName, { pipes, handler, gatekeeper, messageBytesMax, log }),
+    onError: (error) => log.warn({ err: error }, 'the peer listener failed to take a connection'),
   });
   const port = listener.port;
   log.info({ host: options.host, port }, 'peer server listening');

@@ -24,6 +24,8 @@ export interface PeerListenerOptions {
   readonly grpc: (socket: Socket) => void;
   /** A pipe connection: `rest` is what followed the magic; `certName` the TLS caller's CN. */
   readonly pipe: (socket: Socket, rest: Buffer, certName: string | undefined) => void;
+  /** An error of the listener itself once it listens (a failed accept): logged, it listens on. */
+  readonly onError: (error: Error) => void;
 }
 
 export interface PeerListener {
@@ -46,6 +48,7 @@ export async function listenForPeers(options: PeerListenerOptions): Promise<Peer
     server.once('error', reject);
     server.listen(options.port, options.host, () => {
       server.off('error', reject);
+      server.on('error', options.onError);
       resolve();
     });
   });
