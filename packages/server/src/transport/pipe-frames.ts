@@ -9,8 +9,9 @@
  *           (a protobuf PipeResponse)…, or FAIL (a wire error: the pipe ends; its calls are unknown)
  *   either: PING from the caller when it waits and hears nothing, PONG from the server
  *
- * gRPC's HTTP/2 framing, flow control and per-message copies cost the pipe's two ends 12-24% of
- * their CPU per operation (docs/benchmarks.md, thirteenth round); these frames cost one header.
+ * Against the pipe on gRPC (HTTP/2 framing, flow control, per-message copies) these frames cost a
+ * coordinator 5-9% and a replica 10-19% less CPU per operation (docs/benchmarks.md, thirteenth
+ * round).
  */
 
 /** What a plaintext caller sends first; an HTTP/2 client sends "PRI * HTTP/2.0…" there. */
