@@ -84,7 +84,8 @@ export function contextCoordinator(context: string): NodeId | undefined {
 }
 
 function split(context: string): { payload: string; checksum: string } {
-  if (context.length > CONTEXT_CHARS_MAX) throw invalid('it is longer than any context Tessera issues');
+  if (context.length > CONTEXT_CHARS_MAX)
+    throw invalid(`it is longer than ${CONTEXT_CHARS_MAX} characters, more than Tessera ever issues`);
   if (!context.startsWith(PREFIX)) throw invalid('it does not start with "c1."');
   const rest = context.slice(PREFIX.length);
   const dot = rest.lastIndexOf('.');

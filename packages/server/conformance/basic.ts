@@ -30,7 +30,7 @@ export function basicConformance(t: TestFunctions, makeEngine: EngineFactory): v
         expect(empty?.length).toBe(0);
       }));
 
-    it('reads back keys of every length, multi-byte characters at any byte offset', () =>
+    it('reads back keys of every length, multi-byte characters at every byte offset', () =>
       withEngine(makeEngine, async (engine) => {
         // classic-level 3.0's getSync, given a string key, writes it into a buffer sized for an
         // earlier key and misses a longer key whose UTF-8 passes the buffer's end inside a

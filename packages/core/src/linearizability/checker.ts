@@ -264,7 +264,7 @@ function explain<S, I, O>(
     lines.push(`  could not place: ${describe(history, due.id)}`);
     const shown = tried.slice(0, SHOWN_MAX).map(({ id }) => describe(history, id));
     if (tried.length > 0)
-      lines.push(`  nor any of the ${tried.length} that could go before it: ${shown.join('; ')}`);
+      lines.push(`  nor one of the ${tried.length} that could go before it: ${shown.join('; ')}`);
   }
   return lines.join('\n');
 }

@@ -234,7 +234,7 @@ export function openApiDocument(): OpenApiDocument {
       title: 'Tessera HTTP API',
       version: '1',
       description:
-        'A Dynamo-style key-value store. Every node serves the same API; any node accepts any key. docs/api.md has examples and limits.',
+        'A Dynamo-style key-value store. Every node serves the same API; every node accepts every key. docs/api.md has examples and limits.',
     },
     // A token when the node requires one, none otherwise.
     security: [{ bearer: [] }, {}],

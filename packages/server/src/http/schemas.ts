@@ -19,13 +19,13 @@ const intParam = (name: string, min: number, max: number) =>
  */
 const keyParam = z.string().meta({
   description:
-    'The key, when the path ends in `/v1/kv/` with no key segment (any key; needed for `.` and `..`, which URL normalisation removes from a path).',
+    'The key, when the path ends in `/v1/kv/` with no key segment (every key may go here; needed for `.` and `..`, which URL normalisation removes from a path).',
 });
 
 /** What a read or delete of a key with no live value answers: 404 NOT_FOUND (default), or 200. */
 const missingParam = z.enum(['error', 'ok']).meta({
   description:
-    '`ok`: a key with no live value is answered 200 (no siblings; a read carries the tombstone context, if any) instead of 404 NOT_FOUND, so browsers log no failed request.',
+    '`ok`: a key with no live value is answered 200 (no siblings; a read carries the tombstone context when there is one) instead of 404 NOT_FOUND, so browsers log no failed request.',
 });
 
 /** `?consistency=strong`: the caller expects a strong key; a key in no strong namespace is NOT_STRONG_KEY. */
