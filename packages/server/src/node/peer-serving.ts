@@ -11,8 +11,8 @@ import type { PeerSecurity } from '../transport/credentials.js';
 import { type PeerServerHandle, startPeerServer } from '../transport/grpc-server.js';
 import type { KeyListingSource, StrongSource } from '../transport/peer-api.js';
 import { peerServerSecurity } from '../transport/peer-security.js';
+import { splitHostPort } from '../util/host-port.js';
 import type { NodeParts } from './assembly.js';
-import { splitHostPort } from './host-port.js';
 import { PeerHandler } from './peer-handler.js';
 
 export interface PeerServing {

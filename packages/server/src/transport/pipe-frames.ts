@@ -38,7 +38,8 @@ const KINDS: ReadonlySet<number> = new Set(Object.values(FrameKind));
 
 export interface Frame {
   readonly kind: FrameKind;
-  readonly payload: Uint8Array;
+  /** A view of the bytes read (no copy). */
+  readonly payload: Buffer;
 }
 
 /** Bytes that are not frames of this protocol (an unknown kind), or a frame past the limit. */
@@ -100,8 +101,7 @@ export class FrameReader {
         this.needed = FRAME_HEADER_BYTES + length;
         break;
       }
-      const start = chunk.byteOffset + at + FRAME_HEADER_BYTES;
-      frames.push({ kind: kind as FrameKind, payload: new Uint8Array(chunk.buffer, start, length) });
+      frames.push({ kind: kind as FrameKind, payload: chunk.subarray(at + FRAME_HEADER_BYTES, end) });
       at = end;
     }
     if (at < chunk.length) {

@@ -29,7 +29,7 @@ export function encodeJson(value: unknown): Uint8Array {
 }
 
 /** The hello's entries, or undefined when the payload is not one. */
-export function parseHello(payload: Uint8Array): PipeHello | undefined {
+export function parseHello(payload: Buffer): PipeHello | undefined {
   if (payload.length > HELLO_BYTES_MAX) return undefined;
   const parsed = helloSchema.safeParse(parseJson(payload));
   return parsed.success ? parsed.data : undefined;
@@ -43,7 +43,7 @@ export interface SentError {
 }
 
 /** A REFUSE or FAIL payload's error, or undefined when the payload is not one. */
-export function parseWireError(payload: Uint8Array): SentError | undefined {
+export function parseWireError(payload: Buffer): SentError | undefined {
   if (payload.length > WIRE_ERROR_BYTES_MAX) return undefined;
   const parsed = wireErrorSchema.safeParse(parseJson(payload));
   if (!parsed.success) return undefined;
@@ -51,9 +51,9 @@ export function parseWireError(payload: Uint8Array): SentError | undefined {
   return details === undefined ? { code, message } : { code, message, details };
 }
 
-function parseJson(payload: Uint8Array): unknown {
+function parseJson(payload: Buffer): unknown {
   try {
-    return JSON.parse(Buffer.from(payload.buffer, payload.byteOffset, payload.byteLength).toString('utf8'));
+    return JSON.parse(payload.toString('utf8'));
   } catch {
     return undefined;
   }

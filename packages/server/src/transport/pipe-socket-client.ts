@@ -13,6 +13,7 @@
 import { connect as connectTcp, isIP, type Socket } from 'node:net';
 import { connect as connectTls } from 'node:tls';
 import { TesseraError } from '@tessera/core';
+import { splitHostPort } from '../util/host-port.js';
 import type { PeerTlsPems } from './credentials.js';
 import type * as pb from './generated/tessera/peer/v1/peer.js';
 import { type OpenPipe, type PipeCarrier, type PipeEvents, peerUnavailable } from './pipe-client.js';
@@ -111,7 +112,7 @@ class SocketCarrier implements PipeCarrier {
   }
 
   private connect(): Socket {
-    const { host, port } = splitAddress(this.address);
+    const { host, port } = splitHostPort(this.address);
     const tls = this.options.tls;
     const hello = encodeFrame(FrameKind.hello, encodeJson(this.options.hello()));
     if (tls === undefined) {
@@ -169,7 +170,7 @@ class SocketCarrier implements PipeCarrier {
         this.unconfirmed = [];
         return;
       case FrameKind.response:
-        this.events.replies(this.decodeReply(frame.payload));
+        this.events.replies(pipeMethod.responseDeserialize(frame.payload));
         return;
       case FrameKind.refuse:
       case FrameKind.fail:
@@ -182,14 +183,8 @@ class SocketCarrier implements PipeCarrier {
     }
   }
 
-  private decodeReply(payload: Uint8Array): pb.PipeResponse {
-    return pipeMethod.responseDeserialize(
-      Buffer.from(payload.buffer, payload.byteOffset, payload.byteLength),
-    );
-  }
-
   /** The error a REFUSE or FAIL frame carries. */
-  private sentError(payload: Uint8Array): (rpc: string) => TesseraError {
+  private sentError(payload: Buffer): (rpc: string) => TesseraError {
     const sent = parseWireError(payload);
     const peer = this.address;
     if (sent === undefined) return (rpc) => this.protocolError(rpc, 'an unreadable error');
@@ -258,11 +253,4 @@ function refusedAlpn(error: Error & { code?: string }): boolean {
     error.code === 'ERR_SSL_TLSV1_ALERT_NO_APPLICATION_PROTOCOL' ||
     /alert no application protocol/.test(error.message)
   );
-}
-
-/** `host:port` or `[v6]:port`. */
-export function splitAddress(address: string): { host: string; port: number } {
-  const colon = address.lastIndexOf(':');
-  const host = address.slice(0, colon).replace(/^\[(.*)\]$/, '$1');
-  return { host, port: Number(address.slice(colon + 1)) };
 }

@@ -122,11 +122,7 @@ function hello(
 
 function serveFrame(stream: PipeStream, frame: Frame, socket: Socket): void {
   if (frame.kind === FrameKind.request) {
-    stream.receive(
-      pipeMethod.requestDeserialize(
-        Buffer.from(frame.payload.buffer, frame.payload.byteOffset, frame.payload.byteLength),
-      ),
-    );
+    stream.receive(pipeMethod.requestDeserialize(frame.payload));
     return;
   }
   if (frame.kind === FrameKind.ping) {

@@ -1,4 +1,4 @@
-/** `HOST:PORT` addresses (`[::1]:7000` too), as the config holds them, split for listening. */
+/** `HOST:PORT` addresses (`[::1]:7000` too), as the config and the peer directory hold them, split for listening and connecting. */
 import { TesseraError } from '@tessera/core';
 
 export interface HostPort {
