@@ -16,11 +16,11 @@ import * as pb from './generated/tessera/peer/v1/peer.js';
 import { createPeerClient } from './grpc-client.js';
 import { type PeerServerHandle, startPeerServer } from './grpc-server.js';
 import { peerGatekeeper, peerGuard } from './peer-guard.js';
-import { PipeClient } from './pipe-client.js';
+import { PipeClient, type PipeEvents } from './pipe-client.js';
 import { encodeFrame, type Frame, FrameKind, FrameReader, PIPE_MAGIC } from './pipe-frames.js';
 import { encodeJson, parseWireError } from './pipe-hello.js';
 import { addGrpcPipeService, OpenPipes } from './pipe-server.js';
-import { socketPipe } from './pipe-socket-client.js';
+import { LEGACY_RETRY_MS, socketPipe } from './pipe-socket-client.js';
 
 const silent = pino({ level: 'silent' });
 const peer = new FakePeer();
@@ -134,6 +134,43 @@ describe('replication pipe on its own frames', () => {
     } finally {
       client.close();
       old.forceShutdown();
+    }
+  });
+
+  it('sends what it wrote before the answer over gRPC to a node of the release before, and tries the pipe again a minute later', async () => {
+    // A gRPC-only node answers the magic with HTTP/2 frames (its SETTINGS), not the pipe's.
+    let connections = 0;
+    const old = createServer((socket) => {
+      connections++;
+      socket.on('error', () => undefined);
+      socket.end(Buffer.from([0, 0, 0, 4, 0, 0, 0, 0, 0]));
+    });
+    old.listen(0, '127.0.0.1');
+    await once(old, 'listening');
+    const address = `127.0.0.1:${(old.address() as { port: number }).port}`;
+    const overGrpc: pb.PipeRequest[] = [];
+    let nowMs = 1_000_000;
+    const open = socketPipe(address, {
+      hello: () => ({}),
+      messageBytesMax: 1 << 20,
+      now: () => nowMs,
+      legacy: (_events: PipeEvents) => ({ write: (message) => overGrpc.push(message), end: () => undefined }),
+    });
+    const events: PipeEvents = { replies: () => undefined, broken: () => undefined };
+    const request = (key: string): pb.PipeRequest => ({ calls: [{ id: 1, read: { key } }] });
+    try {
+      open(events).write(request('first'));
+      await waitFor(() => overGrpc.length === 1);
+      expect(overGrpc[0]!.calls[0]!.read?.key).toBe('first');
+      open(events).write(request('second'));
+      expect(overGrpc.map((m) => m.calls[0]!.read?.key)).toEqual(['first', 'second']);
+      expect(connections).toBe(1);
+      nowMs += LEGACY_RETRY_MS;
+      open(events).write(request('third'));
+      await waitFor(() => overGrpc.length === 3);
+      expect(connections).toBe(2);
+    } finally {
+      old.close();
     }
   });
 
