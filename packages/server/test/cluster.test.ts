@@ -185,6 +185,17 @@ describe('a three-node cluster', () => {
     await put(0, key, 'max');
     expect((await get(1, key)).siblings[0]!.value).toBe('max');
   });
+
+  it('serves many concurrent reads of a value near valueBytesMax (their replica replies exceed one peer message together)', async () => {
+    const value = 'v'.repeat(1_000_000); // 1,000,002 bytes serialized; the default limit is 1 MiB
+    await put(0, 'large-and-hot', value);
+    const reads = await Promise.all(
+      Array.from({ length: 12 }, () => http(url(1), 'GET', kvPath('large-and-hot'))),
+    );
+    expect(reads.map((r) => r.status)).toEqual(Array(12).fill(200));
+    for (const read of reads)
+      expect((read.body as unknown as SiblingBody).siblings[0]!.value === value).toBe(true);
+  });
 });
 
 describe('a node killed with kill -9', () => {

@@ -70,6 +70,17 @@ export interface PeerServerOptions {
     readonly gatekeeper: PeerGatekeeper;
     readonly tls?: PeerTlsPems;
   };
+  /** The peer port's connection limits (peer-listener.ts, pipe-socket-server.ts); defaults there. */
+  readonly connectionLimits?: PeerConnectionLimits;
+}
+
+export interface PeerConnectionLimits {
+  /** How long a plaintext connection may take to send its first bytes. */
+  readonly sniffTimeoutMs?: number;
+  /** How long a pipe caller may take to send its HELLO. */
+  readonly helloTimeoutMs?: number;
+  /** Replies a pipe caller has not read, at most, before it is cut off. */
+  readonly pipeSendBufferBytesMax?: number;
 }
 
 export interface PeerServerHandle {
@@ -120,11 +131,12 @@ export async function startPeerServer(
     ...strongService(options.strong, calls),
   });
 
-  const pipes = new OpenPipes();
+  const messageBytesMax = options.messageBytesMax ?? MESSAGE_BYTES_MAX_DEFAULT;
+  const pipes = new OpenPipes(messageBytesMax);
   addGrpcPipeService(server, pipes, handler, log);
   if (options.transfer !== undefined) addTransferService(server, options.transfer, log);
-  const messageBytesMax = options.messageBytesMax ?? MESSAGE_BYTES_MAX_DEFAULT;
   const gatekeeper = options.security?.gatekeeper ?? OPEN_DOOR;
+  const limits = options.connectionLimits ?? {};
   // TLS, when on, is terminated by the listener, so grpc-js sees connections already decrypted.
   const injector = server.createConnectionInjector(ServerCredentials.createInsecure());
   const listener = await listen({
@@ -133,8 +145,17 @@ export async function startPeerServer(
     ...(options.security?.tls === undefined ? {} : { tls: options.security.tls }),
     grpc: (socket) => injector.injectConnection(socket),
     pipe: (socket, rest, certName) =>
-      servePipeSocket(socket, rest, certName, { pipes, handler, gatekeeper, messageBytesMax, log }),
+      servePipeSocket(socket, rest, certName, {
+        pipes,
+        handler,
+        gatekeeper,
+        messageBytesMax,
+        log,
+        helloTimeoutMs: limits.helloTimeoutMs,
+        sendBufferBytesMax: limits.pipeSendBufferBytesMax,
+      }),
     onError: (error) => log.warn({ err: error }, 'the peer listener failed to take a connection'),
+    sniffTimeoutMs: limits.sniffTimeoutMs,
   });
   const port = listener.port;
   log.info({ host: options.host, port }, 'peer server listening');

@@ -10,8 +10,8 @@ import { createServer as createTlsServer, type TLSSocket } from 'node:tls';
 import type { PeerTlsPems } from './credentials.js';
 import { PIPE_ALPN, PIPE_MAGIC } from './pipe-frames.js';
 
-/** How long a plaintext connection may take to send its first bytes. */
-const SNIFF_TIMEOUT_MS = 10_000;
+/** How long a plaintext connection may take to send its first bytes, by default. */
+export const SNIFF_TIMEOUT_MS = 10_000;
 /** Connections open at once, at most (gRPC and pipes together); more are closed at once. */
 export const PEER_CONNECTIONS_MAX = 4_096;
 
@@ -26,6 +26,8 @@ export interface PeerListenerOptions {
   readonly pipe: (socket: Socket, rest: Buffer, certName: string | undefined) => void;
   /** An error of the listener itself once it listens (a failed accept): logged, it listens on. */
   readonly onError: (error: Error) => void;
+  /** How long a plaintext connection may take to send its first bytes; default SNIFF_TIMEOUT_MS. */
+  readonly sniffTimeoutMs?: number | undefined;
 }
 
 export interface PeerListener {
@@ -93,7 +95,7 @@ function certName(socket: TLSSocket): string | undefined {
 /** Reads a plaintext connection's first bytes: the pipe's magic, or gRPC's (given back untouched). */
 function sniff(socket: Socket, options: PeerListenerOptions): void {
   let seen: Buffer = Buffer.alloc(0);
-  const timer = setTimeout(() => socket.destroy(), SNIFF_TIMEOUT_MS);
+  const timer = setTimeout(() => socket.destroy(), options.sniffTimeoutMs ?? SNIFF_TIMEOUT_MS);
   timer.unref();
   const done = (): void => {
     clearTimeout(timer);

@@ -27,7 +27,7 @@ export interface PipeEvents {
 /** Opens a pipe connection to the peer. */
 export type OpenPipe = (events: PipeEvents) => PipeCarrier;
 
-/** A batch is sent at once when its values pass this size, to stay far below message limits. */
+/** A batch (of calls, or of their replies) is sent at once when its values pass this size, to stay far below message limits. */
 export const PIPE_BATCH_BYTES_MAX = 512 * 1024;
 /** Calls waiting for a reply on one pipe, at most; past it new calls fail with OVERLOADED. */
 export const PIPE_CALLS_MAX = 20_000;
@@ -253,8 +253,7 @@ export class PipeClient {
 
   /** What the calls of one message may add up to. */
   private roomBytes(): number {
-    const max = this.options.messageBytesMax;
-    return max - Math.min(MESSAGE_OVERHEAD_BYTES, Math.floor(max / 8));
+    return messageRoomBytes(this.options.messageBytesMax);
   }
 
   private takeId(): number {
@@ -268,6 +267,11 @@ export class PipeClient {
   private unavailable(rpc: string, why: string): TesseraError {
     return peerUnavailable(this.address, rpc, why);
   }
+}
+
+/** What the calls or replies of one message of at most `messageBytesMax` may add up to. */
+export function messageRoomBytes(messageBytesMax: number): number {
+  return messageBytesMax - Math.min(MESSAGE_OVERHEAD_BYTES, Math.floor(messageBytesMax / 8));
 }
 
 /** An upper bound on the encoded size of one call (keys counted at 3 bytes per UTF-16 unit). */

@@ -46,7 +46,7 @@ describe('pipe frames', () => {
     const error = captured(() => new FrameReader(1_000).push(header));
     expect(error).toBeInstanceOf(FrameError);
     expect((error as FrameError).code).toBe('VALUE_TOO_LARGE');
-    expect((error as FrameError).message).toMatch(/2000 bytes passes the limit of 1000/);
+    expect((error as FrameError).message).toMatch(/2000 bytes, over the limit of 1000/);
   });
 
   it('refuses bytes that are not its frames (an HTTP/2 preface, an unknown kind) with BAD_REQUEST', () => {

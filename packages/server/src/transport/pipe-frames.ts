@@ -94,7 +94,7 @@ export class FrameReader {
       if (length > this.payloadBytesMax)
         throw new FrameError(
           'VALUE_TOO_LARGE',
-          `a pipe message of ${length} bytes passes the limit of ${this.payloadBytesMax} (messageBytesMax): lower valueBytesMax`,
+          `a pipe message of ${length} bytes, over the limit of ${this.payloadBytesMax} (messageBytesMax); lower valueBytesMax`,
         );
       const end = at + FRAME_HEADER_BYTES + length;
       if (end > chunk.length) {

@@ -11,8 +11,9 @@ import { ERROR_CODES, TesseraError } from '@tessera/core';
 import type { Logger } from '../logger.js';
 import type * as pb from './generated/tessera/peer/v1/peer.js';
 import type { PeerApi } from './peer-api.js';
+import { messageRoomBytes, PIPE_BATCH_BYTES_MAX } from './pipe-client.js';
 import { parseReadCall, parseReplicateCall } from './pipe-requests.js';
-import { CODE_METADATA, DecodeFailure, pipeMethod } from './service.js';
+import { CODE_METADATA, DecodeFailure, MESSAGE_BYTES_MAX_DEFAULT, pipeMethod } from './service.js';
 import { toWireError } from './wire-error.js';
 
 /** Calls of one stream being served at once, at most. */
@@ -40,9 +41,16 @@ export interface PipeCarrierEnd {
 export class OpenPipes {
   private readonly open = new Set<PipeStream>();
 
+  /**
+   * `messageBytesMax` is the largest message a caller accepts (the same for every node of a
+   * release): replies are split to stay below it, and a reply that alone would not fit fails.
+   */
+  constructor(private readonly messageBytesMax = MESSAGE_BYTES_MAX_DEFAULT) {}
+
   /** Serves a pipe on `carrier`; the carrier hands it what arrives (`receive`, `end`, `gone`). */
   serve(carrier: PipeCarrierEnd, handler: PipeHandler, log: Logger): PipeStream {
-    const stream = new PipeStream(carrier, handler, log, () => this.open.delete(stream));
+    const limits = { replyBytesMax: messageRoomBytes(this.messageBytesMax) };
+    const stream = new PipeStream(carrier, handler, log, limits, () => this.open.delete(stream));
     this.open.add(stream);
     return stream;
   }
@@ -98,6 +106,7 @@ function grpcCarrier(call: PipeCallStream): PipeCarrierEnd {
 export class PipeStream {
   private inFlight = 0;
   private outbox: pb.PipeReply[] = [];
+  private outboxBytes = 0;
   private flushQueued = false;
   private ended = false;
 
@@ -105,6 +114,7 @@ export class PipeStream {
     private readonly carrier: PipeCarrierEnd,
     private readonly handler: PipeHandler,
     private readonly log: Logger,
+    private readonly limits: { readonly replyBytesMax: number },
     private readonly onGone: () => void,
   ) {}
 
@@ -166,10 +176,24 @@ export class PipeStream {
     this.reply(reply);
   }
 
-  private reply(reply: pb.PipeReply): void {
+  /**
+   * Queues `reply` for the message of this tick. Replies are split into messages of about
+   * PIPE_BATCH_BYTES_MAX (one message of many large states would pass the caller's limit and
+   * break the pipe with every call on it); a reply too large for a message of its own fails alone.
+   */
+  private reply(answer: pb.PipeReply): void {
     if (this.ended) return;
+    let reply = answer;
+    let bytes = replyBytes(reply);
+    if (bytes > this.limits.replyBytesMax) {
+      reply = { id: reply.id, error: toWireError(this.tooLarge(bytes), 'Read', this.log) };
+      bytes = replyBytes(reply);
+    }
+    if (this.outbox.length > 0 && this.outboxBytes + bytes > PIPE_BATCH_BYTES_MAX) this.flush();
     this.outbox.push(reply);
-    if (this.outbox.length >= REPLIES_PER_MESSAGE_MAX) this.flush();
+    this.outboxBytes += bytes;
+    if (this.outbox.length >= REPLIES_PER_MESSAGE_MAX || this.outboxBytes >= PIPE_BATCH_BYTES_MAX)
+      this.flush();
     else if (!this.flushQueued) {
       this.flushQueued = true;
       setImmediate(() => this.flush());
@@ -181,7 +205,17 @@ export class PipeStream {
     if (this.outbox.length === 0 || this.ended) return;
     const replies = this.outbox;
     this.outbox = [];
+    this.outboxBytes = 0;
     this.carrier.write({ replies });
+  }
+
+  private tooLarge(bytes: number): TesseraError {
+    const max = this.limits.replyBytesMax;
+    return new TesseraError(
+      'VALUE_TOO_LARGE',
+      `The key's state is ${bytes} bytes, more than one replication message carries (${max}); lower valueBytesMax or siblingsMax, or resolve the key's siblings.`,
+      { bytes, bytesMax: max },
+    );
   }
 
   /** Ends the pipe with `error`: what it carried that was not answered is unknown to the caller. */
@@ -191,6 +225,14 @@ export class PipeStream {
     this.carrier.fail(error);
     this.onGone();
   }
+}
+
+/** An upper bound on the encoded size of one reply (texts counted at 3 bytes per UTF-16 unit). */
+function replyBytes(reply: pb.PipeReply): number {
+  const { error } = reply;
+  const errorChars =
+    error === undefined ? 0 : error.code.length + error.message.length + (error.details?.length ?? 0);
+  return 32 + (reply.read?.state.length ?? 0) + 3 * errorChars;
 }
 
 function rpcOf(call: pb.PipeCall): string {

@@ -22,9 +22,12 @@ import type { OpenPipes, PipeCarrierEnd, PipeHandler, PipeStream } from './pipe-
 import { pipeMethod } from './service.js';
 import { toWireError } from './wire-error.js';
 
-/** How long a caller has to say who it is. */
+/** How long a caller has to say who it is, by default. */
 export const HELLO_TIMEOUT_MS = 10_000;
-/** Replies waiting in one connection's send buffer, at most: a caller that stops reading is cut off. */
+/**
+ * Replies waiting in one connection's send buffer, at most, by default: a caller that stops
+ * reading is cut off.
+ */
 export const PIPE_SEND_BUFFER_BYTES_MAX = 64 * 1024 * 1024;
 
 export interface PipeSocketServing {
@@ -35,6 +38,10 @@ export interface PipeSocketServing {
   /** Largest pipe message accepted, as for gRPC (`grpc.max_receive_message_length`). */
   readonly messageBytesMax: number;
   readonly log: Logger;
+  /** Default HELLO_TIMEOUT_MS. */
+  readonly helloTimeoutMs?: number | undefined;
+  /** Default PIPE_SEND_BUFFER_BYTES_MAX. */
+  readonly sendBufferBytesMax?: number | undefined;
 }
 
 /**
@@ -51,7 +58,7 @@ export function servePipeSocket(
   socket.setKeepAlive(true, 10_000);
   const reader = new FrameReader(serving.messageBytesMax);
   let stream: PipeStream | undefined;
-  const helloTimer = setTimeout(() => socket.destroy(), HELLO_TIMEOUT_MS);
+  const helloTimer = setTimeout(() => socket.destroy(), serving.helloTimeoutMs ?? HELLO_TIMEOUT_MS);
   helloTimer.unref();
   const onFrame = (frame: Frame): void => {
     if (stream !== undefined) {
@@ -117,7 +124,12 @@ function hello(
     return undefined;
   }
   socket.write(encodeFrame(FrameKind.accept, new Uint8Array(0)));
-  return serving.pipes.serve(socketCarrier(socket, serving.log), serving.handler, serving.log);
+  const sendBufferBytesMax = serving.sendBufferBytesMax ?? PIPE_SEND_BUFFER_BYTES_MAX;
+  return serving.pipes.serve(
+    socketCarrier(socket, sendBufferBytesMax, serving.log),
+    serving.handler,
+    serving.log,
+  );
 }
 
 function serveFrame(stream: PipeStream, frame: Frame, socket: Socket): void {
@@ -137,10 +149,10 @@ function serveFrame(stream: PipeStream, frame: Frame, socket: Socket): void {
   );
 }
 
-function socketCarrier(socket: Socket, log: Logger): PipeCarrierEnd {
+function socketCarrier(socket: Socket, sendBufferBytesMax: number, log: Logger): PipeCarrierEnd {
   return {
     write: (message) => {
-      if (socket.writableLength > PIPE_SEND_BUFFER_BYTES_MAX) {
+      if (socket.writableLength > sendBufferBytesMax) {
         log.warn(
           { bytes: socket.writableLength },
           'a peer stopped reading its replication pipe; it is cut off',
