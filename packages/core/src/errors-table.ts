@@ -84,7 +84,11 @@ export const ERROR_CODES = {
     G.INVALID_ARGUMENT,
     'The listing cursor is malformed, was edited, or was issued for another prefix or cluster.',
   ),
-  VALUE_TOO_LARGE: node(413, G.RESOURCE_EXHAUSTED, 'The value or the request body is larger than allowed.'),
+  VALUE_TOO_LARGE: node(
+    413,
+    G.RESOURCE_EXHAUSTED,
+    "The value or the request body is larger than allowed, or a write would grow the key's siblings past what one replication message carries (about 4 MiB): resolve the siblings with a write that carries the read's context.",
+  ),
   REQUEST_TOO_SLOW: node(
     408,
     G.DEADLINE_EXCEEDED,

@@ -64,6 +64,19 @@ export const securitySchema = {
   insecure: z.boolean().default(false),
 };
 
+/**
+ * The largest `valueBytesMax`: a value must reach the other replicas whole, with its key, clock and
+ * dots, in one peer message (MESSAGE_BYTES_MAX_DEFAULT, 4 MiB, less the room `messageRoomBytes`
+ * keeps for framing; transport/pipe-client.ts). A test keeps the two in step.
+ */
+export const VALUE_BYTES_MAX_LIMIT = 4 * 1024 * 1024 - 128 * 1024;
+/**
+ * The largest state (a key's siblings and clock, encoded) a client's write may leave: every replica
+ * must get it whole, with its key, in one peer message. A write that would grow a key past it is
+ * refused with VALUE_TOO_LARGE before anything is stored or sent (storage/stored-state.ts).
+ */
+export const STATE_BYTES_MAX = 4 * 1024 * 1024 - 72 * 1024;
+
 export const configSchema = z
   .object({
     nodeId: nodeIdSchema,
@@ -106,7 +119,9 @@ export const configSchema = z
       .number()
       .int()
       .min(1)
-      .max(64 * 1024 * 1024)
+      .max(VALUE_BYTES_MAX_LIMIT, {
+        message: `valueBytesMax must be at most ${VALUE_BYTES_MAX_LIMIT} bytes: a value travels between nodes whole, with its key and clock, in one peer message of at most 4 MiB. Keep large blobs elsewhere and store a reference`,
+      })
       .default(1024 * 1024),
     siblingsMax: z.number().int().min(1).max(10_000).default(100),
     /**

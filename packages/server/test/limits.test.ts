@@ -1,5 +1,6 @@
 /** Limits a user can configure: siblings per key and value size, on a one-node cluster. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseConfig, VALUE_BYTES_MAX_LIMIT } from '../src/config.js';
 import { http, kvPath, startCluster, type TestCluster } from './helpers.js';
 
 let cluster: TestCluster;
@@ -50,5 +51,15 @@ describe('limits', () => {
     expect(big.body.error).toMatchObject({ code: 'VALUE_TOO_LARGE', details: { valueBytesMax: 1000 } });
     const read = await http(url, 'GET', kvPath('sized'));
     expect(read.body.siblings).toEqual([{ value: 'small', lastModified: expect.any(String) }]);
+  });
+
+  it('refuses at start a valueBytesMax that one peer message could not carry, saying what to do', () => {
+    const base = { nodeId: 'x', dataDir: '/tmp/x', http: '127.0.0.1:7000', peer: '127.0.0.1:8000' };
+    expect(parseConfig({ ...base, valueBytesMax: VALUE_BYTES_MAX_LIMIT }).valueBytesMax).toBe(
+      VALUE_BYTES_MAX_LIMIT,
+    );
+    expect(() => parseConfig({ ...base, valueBytesMax: VALUE_BYTES_MAX_LIMIT + 1 })).toThrow(
+      /valueBytesMax must be at most 4063232 bytes.*store a reference/,
+    );
   });
 });

@@ -9,7 +9,7 @@ import { AdmissionController } from '../background/admission.js';
 import type { ClusterView } from '../cluster/cluster-view.js';
 import { Gossip } from '../cluster/gossip.js';
 import { type PeerClientFactory, PeerDirectory } from '../cluster/peers.js';
-import { advertised, type Config } from '../config.js';
+import { advertised, type Config, STATE_BYTES_MAX } from '../config.js';
 import { Coordinator } from '../coordinator/coordinator.js';
 import { Coverage } from '../coordinator/coverage.js';
 import { PartitionKeys, scanPartitionKeys } from '../coordinator/partition-keys.js';
@@ -119,6 +119,7 @@ function stores({ config, engine, view, now, log }: NodeGround): Pick<NodeParts,
     sync: config.durability === 'fsync',
     syncUpdates: config.durability === 'fsync-one',
     siblingsMax: config.siblingsMax,
+    stateBytesMax: STATE_BYTES_MAX,
     stateCacheBytesMax: config.stateCacheBytesMax,
     keyFilterBytesMax: config.keyFilterBytesMax,
     onKeyFilterSaturated: (stats) => storeLog.warn({ keyFilter: stats }, keyFilterSaturated(stats.bytesMax)),

@@ -12,6 +12,8 @@ export interface ReplicaStoreOptions {
   readonly syncUpdates?: boolean;
   /** `update` refuses to grow a key beyond this many siblings (TOO_MANY_SIBLINGS). `merge` never does. */
   readonly siblingsMax?: number;
+  /** `update` refuses to grow a key's encoded state beyond this many bytes (VALUE_TOO_LARGE). `merge` never does. */
+  readonly stateBytesMax?: number;
   /** The clock that stamps the tombstone index; default Date.now. */
   readonly now?: () => number;
   /** Bound of the cache of recent states (state-cache.ts); 0 turns it off. */

@@ -166,6 +166,38 @@ describe.each(engines)('ReplicaStore on %s', (_name, makeEngine) => {
     expect(merged.siblings).toHaveLength(3);
   });
 
+  it('refuses to grow a key past stateBytesMax on update, before sending or storing it; a write that shrinks it passes; merges always do', async () => {
+    const raw = await makeEngine();
+    await raw.open();
+    cleanups.push(() => raw.close());
+    const store = new ReplicaStore(raw, { partitionCount: Q, sync: true, stateBytesMax: 400 });
+    const big = `"${'x'.repeat(150)}"`;
+    await store.update('k', (s) => write(s, 'n1', big));
+    await store.update('k', (s) => write(s, 'n2', big));
+    const before = await store.readEncoded('k');
+    let sent = 0;
+    const err = await store
+      .update('k', (s) => write(s, 'n3', big), { beforeWrite: () => sent++ })
+      .catch((e: unknown) => e);
+    expect(TesseraError.is(err) && err.code).toBe('VALUE_TOO_LARGE');
+    expect(TesseraError.is(err) && err.message).toMatch(/merge the siblings into one value/);
+    expect(sent).toBe(0);
+    expect(await store.readEncoded('k')).toEqual(before);
+    // Resolving the siblings (a write with the read's context) shrinks the state: it passes.
+    const stored = (await store.read('k'))!;
+    const resolved = applyWrite(stored, {
+      actor: 'n1',
+      context: { vv: stored.vv, dots: [] },
+      value: utf8('"one"'),
+      nowMs: 2000,
+      vvEntriesMax: 10,
+    });
+    await store.update('k', () => resolved);
+    expect((await store.read('k'))!.siblings).toHaveLength(1);
+    const merged = await store.merge('k2', write(EMPTY_STATE, 'n2', `"${'y'.repeat(500)}"`));
+    expect(merged.siblings).toHaveLength(1);
+  });
+
   it('scans exactly one partition, bucket by bucket in key order, with limit and afterKey', async () => {
     const { store } = await open();
     const keys = Array.from({ length: 120 }, (_, i) => `key-${i}`);

@@ -50,7 +50,7 @@ import {
   partitionRange,
   tombstoneKey,
 } from './stored-keys.js';
-import { checkSiblings, tombstoneIndexOp } from './stored-state.js';
+import { checkSiblings, checkStateBytes, tombstoneIndexOp } from './stored-state.js';
 import { StoredStates } from './stored-states.js';
 import type { StoredVersion } from './stored-version.js';
 
@@ -294,6 +294,10 @@ export class ReplicaStore {
       const applied = applyGroup(stored, group, (before, next, { how }) => {
         if (how.limitSiblings) checkSiblings(key, before, next, this.options.siblingsMax);
         const encoded = how.received?.state === next ? how.received.bytes : encodeState(next);
+        if (how.limitSiblings) {
+          const beforeBytes = last?.encoded.length ?? bytes?.length ?? 0;
+          checkStateBytes(key, beforeBytes, encoded.length, this.options.stateBytesMax);
+        }
         beforeWrite(how, next, encoded);
         sent.push(how);
         last = { state: next, encoded };

@@ -30,6 +30,25 @@ export function checkSiblings(key: string, stored: KeyState, next: KeyState, max
 }
 
 /**
+ * `update` refuses to grow a key's encoded state past `max` bytes (one peer message must carry it
+ * to the other replicas); a write that shrinks or keeps its size passes, so siblings can always be
+ * resolved. `merge` never refuses.
+ */
+export function checkStateBytes(
+  key: string,
+  beforeBytes: number,
+  nextBytes: number,
+  max: number | undefined,
+): void {
+  if (max === undefined || nextBytes <= max || nextBytes <= beforeBytes) return;
+  throw new TesseraError(
+    'VALUE_TOO_LARGE',
+    `Key "${key}" would hold ${nextBytes} bytes with this write (its siblings and clock), more than the ${max} one replication message carries. Read it, merge the siblings into one value, and write that with the read's context, or store large blobs elsewhere.`,
+    { bytes: nextBytes, stateBytesMax: max },
+  );
+}
+
+/**
  * The change to the tombstone index (at `indexKey`) that goes with `stored` becoming `next`: every
  * change that leaves a tombstone restarts its collection clock (core restartsTombstoneClock); a
  * tombstone replaced by a value leaves the index.

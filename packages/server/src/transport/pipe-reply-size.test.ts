@@ -3,9 +3,11 @@
  * many reads of large states made in one tick all succeed, and a state too large for a message of
  * its own fails its read alone, not the pipe and every call on it.
  */
+import { encodeState, type KeyState } from '@tessera/core';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectTesseraError, FakePeer, TIMEOUT_MS } from '../../test/grpc-kit.js';
+import { STATE_BYTES_MAX, VALUE_BYTES_MAX_LIMIT } from '../config.js';
 import { createPeerClient } from './grpc-client.js';
 import { type PeerServerHandle, startPeerServer } from './grpc-server.js';
 
@@ -56,6 +58,43 @@ describe('pipe replies', () => {
     } finally {
       client.close();
       await small.close();
+    }
+  });
+
+  it('carries a value of the largest valueBytesMax, with a 1024-byte key and a clock of 256 long actors, both ways', async () => {
+    const actor = (i: number): string => `${'a'.repeat(60)}${String(i).padStart(4, '0')}~999999`;
+    const state: KeyState = {
+      vv: Array.from({ length: 256 }, (_, i) => ({ node: actor(i), counter: 2 ** 40, timestampMs: 2 ** 42 })),
+      siblings: [
+        {
+          dot: { node: actor(0), counter: 2 ** 40 },
+          value: new Uint8Array(VALUE_BYTES_MAX_LIMIT).fill(0x61),
+          lastModifiedMs: 2 ** 42,
+        },
+      ],
+    };
+    const bytes = encodeState(state);
+    const key = 'é'.repeat(512);
+    const client = createPeerClient(`127.0.0.1:${server.port}`);
+    try {
+      await client.replicate(key, bytes, TIMEOUT_MS);
+      const back = await client.read(key, TIMEOUT_MS);
+      expect(back !== undefined && Buffer.from(back).equals(bytes)).toBe(true);
+    } finally {
+      client.close();
+    }
+  });
+
+  it('carries a state of STATE_BYTES_MAX with the longest key and a hint, both ways', async () => {
+    const state = new Uint8Array(STATE_BYTES_MAX).fill(0x62);
+    const key = 'k'.repeat(1024);
+    const client = createPeerClient(`127.0.0.1:${server.port}`);
+    try {
+      await client.replicate(key, state, TIMEOUT_MS, 'h'.repeat(64));
+      const back = await client.read(key, TIMEOUT_MS);
+      expect(back !== undefined && Buffer.from(back).equals(state)).toBe(true);
+    } finally {
+      client.close();
     }
   });
 });
