@@ -20,6 +20,7 @@ import {
   DEFAULT_EXCHANGE_LIMITS,
   type ExchangeLimits,
   type ExchangeResult,
+  type TransferCounts,
 } from './types.js';
 
 export interface AntiEntropyOptions {
@@ -158,7 +159,8 @@ export class AntiEntropy {
         limits: this.limits,
       });
       this.options.peers.markAlive(peer);
-      const { complete, ...counts } = report;
+      const { complete, keyFailure, ...counts } = report;
+      if (keyFailure !== undefined) return this.keysFailed(partition, peer, startedMs, keyFailure, counts);
       if (!complete) return this.finish({ outcome: 'incomplete', partition, peer, startedMs, ...counts });
       this.syncLog.record(partition, peer, startedMs);
       const collected = await this.collectQuietly(partition);
@@ -173,6 +175,32 @@ export class AntiEntropy {
     }
   }
 
+  /**
+   * Keys that could not be repaired (the others were): reported as a failed exchange, so the
+   * partition is not exchanged again at once for them, nor counted in sync.
+   */
+  private keysFailed(
+    partition: number,
+    peer: NodeId,
+    startedMs: number,
+    failure: { readonly key: string; readonly error: TesseraError },
+    counts: TransferCounts,
+  ): ExchangeResult {
+    const { key, error } = failure;
+    this.options.log.warn(
+      {
+        partition,
+        peer,
+        key: key.slice(0, 200),
+        code: error.code,
+        keysFailed: counts.keysFailed,
+        err: error,
+      },
+      'anti-entropy could not repair keys; the other differing keys were repaired',
+    );
+    return this.finish({ outcome: 'failed', partition, peer, startedMs, error: error.code, ...counts });
+  }
+
   private finish(
     partial: Partial<ExchangeResult> & Pick<ExchangeResult, 'outcome' | 'startedMs'>,
   ): ExchangeResult {
@@ -181,6 +209,7 @@ export class AntiEntropy {
       keysDiffering: 0,
       keysPulled: 0,
       keysPushed: 0,
+      keysFailed: 0,
       bytesSent: 0,
       bytesReceived: 0,
       tombstonesCollected: 0,

@@ -1,11 +1,11 @@
 /**
  * The state an anti-entropy exchange reads from its peer is decoded within bounds and checked like
- * every state from a peer: a malformed one fails the exchange with BAD_REQUEST and is not merged.
+ * every state from a peer: a malformed one is refused with BAD_REQUEST, not merged, and reported as
+ * a key the exchange could not repair (it goes on with the others).
  */
 import { encodeState, type KeyState, partitionOf } from '@tessera/core';
 import { describe, expect, it } from 'vitest';
 import { ALLOW, Q, testCluster, write } from '../../test/anti-entropy/test-cluster.js';
-import { expectTesseraError } from '../../test/grpc-kit.js';
 import { exchangePartition } from './exchange.js';
 import { DEFAULT_EXCHANGE_LIMITS } from './types.js';
 
@@ -23,7 +23,7 @@ describe('exchangePartition: the states a peer sends', () => {
       'more siblings than a peer may send',
       encodeState(withValues(Array.from({ length: 10_001 }, () => text('2')))),
     ],
-  ])('refuses %s with BAD_REQUEST and merges nothing', async (_what, reply) => {
+  ])('refuses %s with BAD_REQUEST, merges nothing, and reports the key', async (_what, reply) => {
     const cluster = await testCluster({ ids: ['a', 'b'], n: 2 });
     const key = 'k';
     await write(cluster, 'a', key, 'x');
@@ -35,7 +35,10 @@ describe('exchangePartition: the states a peer sends', () => {
       gate: ALLOW,
       limits: DEFAULT_EXCHANGE_LIMITS,
     });
-    await expectTesseraError(exchange, 'BAD_REQUEST');
+    const report = await exchange;
+    expect(report).toMatchObject({ complete: false, keysFailed: 1, keysPulled: 0 });
+    expect(report.keyFailure?.key).toBe(key);
+    expect(report.keyFailure?.error.code).toBe('BAD_REQUEST');
     expect(await cluster.node('b').store.read(key)).toBeUndefined();
   });
 });

@@ -34,6 +34,8 @@ export interface ExchangeDeps {
 export interface ExchangeReport extends TransferCounts {
   /** True when every difference found was repaired: the two replicas were in sync at the end. */
   readonly complete: boolean;
+  /** The first key that could not be repaired (`keysFailed` counts them all), and why. */
+  readonly keyFailure?: { readonly key: string; readonly error: TesseraError };
 }
 
 interface Counts {
@@ -41,11 +43,23 @@ interface Counts {
   keysDiffering: number;
   keysPulled: number;
   keysPushed: number;
+  keysFailed: number;
   bytesSent: number;
   bytesReceived: number;
+  keyFailure?: { readonly key: string; readonly error: TesseraError };
 }
 
-/** Runs one exchange; a failed peer call or store operation rejects. */
+/**
+ * Failures that concern one key's state, not the peer or this node: a state too large for one
+ * message, or one the peer or this node refuses as invalid. The key is skipped (and reported) so
+ * that it cannot stop the repair of every key after it, exchange after exchange.
+ */
+const KEY_FAILURES: ReadonlySet<string> = new Set(['VALUE_TOO_LARGE', 'BAD_REQUEST', 'CLOCK_TOO_LARGE']);
+
+/**
+ * Runs one exchange; a failed peer call or store operation rejects, while a key whose state
+ * cannot be repaired (KEY_FAILURES) is skipped and reported.
+ */
 export async function exchangePartition(partition: number, deps: ExchangeDeps): Promise<ExchangeReport> {
   const { store, client, limits } = deps;
   const counts: Counts = {
@@ -53,6 +67,7 @@ export async function exchangePartition(partition: number, deps: ExchangeDeps): 
     keysDiffering: 0,
     keysPulled: 0,
     keysPushed: 0,
+    keysFailed: 0,
     bytesSent: 0,
     bytesReceived: 0,
   };
@@ -67,7 +82,9 @@ export async function exchangePartition(partition: number, deps: ExchangeDeps): 
   const { keys, listedAll } = await differingKeys(partition, buckets, deps, counts);
   counts.keysDiffering = keys.length;
   const repairedAll = await repairKeys(keys.slice(0, limits.keysPerExchangeMax), deps, counts);
-  return { ...counts, complete: listedAll && repairedAll && keys.length <= limits.keysPerExchangeMax };
+  const complete =
+    listedAll && repairedAll && counts.keysFailed === 0 && keys.length <= limits.keysPerExchangeMax;
+  return { ...counts, complete };
 }
 
 /** The differing keys of the differing buckets; `listedAll` is false if a bucket was too large to list. */
@@ -122,8 +139,9 @@ function checkListing(
 }
 
 /**
- * Repairs `keys` with a few workers; false if the gate or the byte bound stopped it early. The
- * first failure stops every worker and is thrown once all have stopped.
+ * Repairs `keys` with a few workers; false if the gate or the byte bound stopped it early. A key
+ * that cannot be repaired is counted and skipped; any other failure stops every worker and is
+ * thrown once all have stopped.
  */
 async function repairKeys(keys: readonly string[], deps: ExchangeDeps, counts: Counts): Promise<boolean> {
   const { gate, limits } = deps;
@@ -137,9 +155,15 @@ async function repairKeys(keys: readonly string[], deps: ExchangeDeps, counts: C
         stopped = true;
         return;
       }
+      const key = keys[next++]!;
       try {
-        await repairKey(keys[next++]!, deps, counts);
+        await repairKey(key, deps, counts);
       } catch (error) {
+        if (TesseraError.is(error) && KEY_FAILURES.has(error.code)) {
+          counts.keysFailed++;
+          counts.keyFailure ??= { key, error };
+          continue;
+        }
         stopped = true;
         failure ??= { error };
       }

@@ -25,6 +25,7 @@ export class AntiEntropyTotals {
   >;
   private keysPulled = 0;
   private keysPushed = 0;
+  private keysFailed = 0;
   private bytesSent = 0;
   private bytesReceived = 0;
   private tombstonesCollected = 0;
@@ -34,6 +35,7 @@ export class AntiEntropyTotals {
     this.exchanges[result.outcome]++;
     this.keysPulled += result.keysPulled;
     this.keysPushed += result.keysPushed;
+    this.keysFailed += result.keysFailed;
     this.bytesSent += result.bytesSent;
     this.bytesReceived += result.bytesReceived;
     if (result.partition !== undefined && result.outcome !== 'deferred') {
@@ -65,6 +67,7 @@ export class AntiEntropyTotals {
       exchanges: { ...this.exchanges },
       keysPulled: this.keysPulled,
       keysPushed: this.keysPushed,
+      keysFailed: this.keysFailed,
       bytesSent: this.bytesSent,
       bytesReceived: this.bytesReceived,
       tombstonesCollected: this.tombstonesCollected,

@@ -48,7 +48,8 @@ export const DEFAULT_EXCHANGE_LIMITS: ExchangeLimits = Object.freeze({
  * - `in-sync`: the trees matched; `repaired`: they differed and every differing key was repaired
  *   (both end the exchange with the two replicas in sync, which tombstone collection relies on);
  * - `incomplete`: a limit or the admission gate stopped the repair part way (the next exchange goes on);
- * - `failed`: a peer call or the local store failed;
+ * - `failed`: a peer call or the local store failed, or keys could not be repaired (the others
+ *   were: `keysFailed`, `error` the first one's code; the next exchange comes after the interval);
  * - `deferred`: the admission gate refused to start; `no-peer`: every other replica is down;
  * - `solo`: the partition has no other replica (only tombstone collection ran);
  * - `idle`: this node replicates no partition.
@@ -84,6 +85,8 @@ export interface TransferCounts {
   readonly keysPulled: number;
   /** Keys whose state was sent to the peer (Replicate). */
   readonly keysPushed: number;
+  /** Keys that could not be repaired (a state too large for one message, or refused as invalid): skipped. */
+  readonly keysFailed: number;
   /** Encoded state bytes sent to the peer. */
   readonly bytesSent: number;
   /** Encoded state bytes, hashes and key listings received from the peer. */
@@ -115,6 +118,7 @@ export interface AntiEntropyStats {
   readonly exchanges: Readonly<Record<ExchangeOutcome, number>>;
   readonly keysPulled: number;
   readonly keysPushed: number;
+  readonly keysFailed: number;
   readonly bytesSent: number;
   readonly bytesReceived: number;
   readonly tombstonesCollected: number;

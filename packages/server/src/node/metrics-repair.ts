@@ -17,6 +17,7 @@ export interface AntiEntropySources {
     exchanges: Readonly<Record<string, number>>;
     keysPulled: number;
     keysPushed: number;
+    keysFailed: number;
     bytesSent: number;
     bytesReceived: number;
     tombstonesCollected: number;
@@ -47,6 +48,13 @@ export function registerAntiEntropyMetrics(registry: Registry, src: AntiEntropyS
       set({ direction: 'pulled' }, s.keysPulled);
       set({ direction: 'pushed' }, s.keysPushed);
     },
+  );
+  scrapedCounter(
+    registry,
+    'tessera_anti_entropy_keys_failed_total',
+    'Differing keys anti-entropy could not repair (a state too large for one message, or refused as invalid) and skipped; each exchange with one logs a warning naming it.',
+    [],
+    (set) => set({}, src.stats().keysFailed),
   );
   scrapedCounter(
     registry,
