@@ -19,6 +19,7 @@ import {
   TesseraError,
 } from '@tessera/core';
 import type { ReplicaStore } from '../storage/replica-store.js';
+import { isKeyFailure } from '../util/key-failure.js';
 import { digestMap, listBuckets } from './listing.js';
 import type { AntiEntropyClient, BackgroundGate, ExchangeLimits, TransferCounts } from './types.js';
 
@@ -50,15 +51,8 @@ interface Counts {
 }
 
 /**
- * Failures that concern one key's state, not the peer or this node: a state too large for one
- * message, or one the peer or this node refuses as invalid. The key is skipped (and reported) so
- * that it cannot stop the repair of every key after it, exchange after exchange.
- */
-const KEY_FAILURES: ReadonlySet<string> = new Set(['VALUE_TOO_LARGE', 'BAD_REQUEST', 'CLOCK_TOO_LARGE']);
-
-/**
  * Runs one exchange; a failed peer call or store operation rejects, while a key whose state
- * cannot be repaired (KEY_FAILURES) is skipped and reported.
+ * cannot be repaired (util/key-failure.ts) is skipped and reported.
  */
 export async function exchangePartition(partition: number, deps: ExchangeDeps): Promise<ExchangeReport> {
   const { store, client, limits } = deps;
@@ -159,7 +153,7 @@ async function repairKeys(keys: readonly string[], deps: ExchangeDeps, counts: C
       try {
         await repairKey(key, deps, counts);
       } catch (error) {
-        if (TesseraError.is(error) && KEY_FAILURES.has(error.code)) {
+        if (isKeyFailure(error)) {
           counts.keysFailed++;
           counts.keyFailure ??= { key, error };
           continue;

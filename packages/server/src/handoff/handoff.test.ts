@@ -24,7 +24,7 @@ const state = (v: string) =>
     vvEntriesMax: 8,
   });
 
-async function setup(options: { failing?: boolean; tokens?: number } = {}) {
+async function setup(options: { failing?: boolean; tokens?: number; refuse?: string } = {}) {
   let now = 1_000;
   const engine = new MemoryEngine();
   await engine.open();
@@ -34,6 +34,7 @@ async function setup(options: { failing?: boolean; tokens?: number } = {}) {
     address: 'b:1',
     replicate: async (key: string) => {
       if (options.failing) throw new TesseraError('PEER_UNAVAILABLE', 'down');
+      if (key === options.refuse) throw new TesseraError('VALUE_TOO_LARGE', 'too large for one message');
       received.push(key);
     },
     close: () => {},
@@ -73,6 +74,17 @@ describe('Handoff', () => {
     await hints.add('b', 'k2', state('2'));
     expect(await handoff.runOnce()).toMatchObject({ delivered: 2, failed: 0 });
     expect(received.sort()).toEqual(['k1', 'k2']);
+    expect(hints.totals().count).toBe(0);
+  });
+
+  it('delivers the other hints when the owner refuses one (its state too large, say), and keeps that one until it expires', async () => {
+    const { hints, handoff, received, advance } = await setup({ refuse: 'k1' });
+    for (const key of ['k1', 'k2', 'k3']) await hints.add('b', key, state(key));
+    expect(await handoff.runOnce()).toMatchObject({ delivered: 2, failed: 1 });
+    expect(received.sort()).toEqual(['k2', 'k3']);
+    expect(hints.totals().count).toBe(1);
+    advance(60_001);
+    expect(await handoff.runOnce()).toMatchObject({ expired: 1 });
     expect(hints.totals().count).toBe(0);
   });
 

@@ -9,7 +9,11 @@ import type { BackgroundGate } from '../background/admission.js';
 import type { PeerDirectory } from '../cluster/peers.js';
 import type { Logger } from '../logger.js';
 import type { HintStore } from '../storage/hint-store.js';
+import { isKeyFailure } from '../util/key-failure.js';
 import { type HintPlacement, hintDestinations } from './destinations.js';
+
+/** Refused hints remembered, at most, so each is warned of once. */
+const REFUSALS_LOGGED_MAX = 10_000;
 
 export interface HandoffOptions {
   readonly hints: HintStore;
@@ -56,6 +60,8 @@ export class Handoff {
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<HandoffRound> | undefined;
   private totals = { expired: 0, delivered: 0, failed: 0, deferred: 0, rounds: 0 };
+  /** Refused hints already warned of (bounded: cleared when full). */
+  private readonly refusalsLogged = new Set<string>();
 
   constructor(private readonly options: HandoffOptions) {}
 
@@ -115,17 +121,25 @@ export class Handoff {
         result.deferred += batch.length - batch.indexOf(hint);
         return;
       }
-      if (!(await this.send(destinations, hint.key, hint.state))) {
-        result.failed++;
-        return;
-      }
-      if (await hints.remove(target, hint)) result.delivered++;
+      const sent = await this.send(destinations, hint.key, hint.state);
+      if (sent !== 'delivered') result.failed++;
+      // A destination that cannot be reached stops the batch until the next round; a hint it
+      // refuses (util/key-failure.ts) stays until it expires, and the others go on.
+      if (sent === 'unreachable') return;
+      if (sent === 'delivered' && (await hints.remove(target, hint))) result.delivered++;
     }
     if (batch.length > 0) log.info({ target, delivered: result.delivered }, 'hints handed off');
   }
 
-  /** Sends to every destination; true once all of them took it (a failure leaves the hint for the next round). */
-  private async send(destinations: readonly NodeId[], key: string, state: KeyState): Promise<boolean> {
+  /**
+   * Sends to every destination: 'delivered' once all of them took it; otherwise the hint stays for
+   * the next round, and 'refused' says a destination refused this hint's state itself.
+   */
+  private async send(
+    destinations: readonly NodeId[],
+    key: string,
+    state: KeyState,
+  ): Promise<'delivered' | 'refused' | 'unreachable'> {
     const { peers, timeoutMs, log, placement } = this.options;
     const encoded = encodeState(state);
     for (const node of destinations) {
@@ -135,17 +149,33 @@ export class Handoff {
           continue;
         }
         const client = peers.client(node);
-        if (client === undefined) return false;
+        if (client === undefined) return 'unreachable';
         await client.replicate(key, encoded, timeoutMs);
         peers.markAlive(node);
       } catch (err) {
+        if (isKeyFailure(err)) {
+          this.refused(node, key, err);
+          return 'refused';
+        }
         if (TesseraError.is(err) && (err.code === 'PEER_UNAVAILABLE' || err.code === 'TIMEOUT'))
           peers.markFailed(node, err);
         else log.warn({ node, key, err }, 'hint delivery refused');
-        return false;
+        return 'unreachable';
       }
     }
-    return true;
+    return 'delivered';
+  }
+
+  /** Warns of a hint its destination refuses, once per key and destination (it is retried every round). */
+  private refused(node: NodeId, key: string, err: TesseraError): void {
+    const id = `${node}\u0000${key}`;
+    if (this.refusalsLogged.has(id)) return;
+    if (this.refusalsLogged.size >= REFUSALS_LOGGED_MAX) this.refusalsLogged.clear();
+    this.refusalsLogged.add(id);
+    this.options.log.warn(
+      { node, key: key.slice(0, 200), code: err.code, err },
+      'a hint is refused by its destination; it is kept, and retried, until it expires (hintTtlMs)',
+    );
   }
 
   private isSelf(node: NodeId): boolean {
