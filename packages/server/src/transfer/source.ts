@@ -8,7 +8,7 @@ import type { TransferEntry, TransferPage } from '../transport/peer-api.js';
 import type { TransferSource } from '../transport/transfer-stream.js';
 import { TransfersSent } from './sent.js';
 
-/** Bytes of states per chunk, well below the 4 MiB message limit. */
+/** Bytes of states (and keys, at 3 bytes per UTF-16 unit) per chunk, well below the 4 MiB message limit. */
 const CHUNK_BYTES_MAX = 1024 * 1024;
 const CHUNK_KEYS_MAX = 64;
 
@@ -45,8 +45,17 @@ export class PartitionSource implements TransferSource {
       this.sent.record(partition, store.partitionCount, entries.length, entries.at(-1)?.key, end);
     for await (const [key, state] of store.scanPartition(partition, options)) {
       const encoded = encodeState(state);
+      const entryBytes = encoded.byteLength + 3 * key.length;
+      // A state that would take the chunk past its budget starts the next one: a chunk holds at
+      // most CHUNK_BYTES_MAX, or one state alone (up to STATE_BYTES_MAX, which one message carries).
+      if (chunk.length > 0 && bytes + entryBytes > CHUNK_BYTES_MAX) {
+        yield chunk;
+        sent(chunk, false);
+        chunk = [];
+        bytes = 0;
+      }
       chunk.push({ key, state: encoded });
-      bytes += encoded.byteLength + key.length;
+      bytes += entryBytes;
       served++;
       if (chunk.length >= CHUNK_KEYS_MAX || bytes >= CHUNK_BYTES_MAX) {
         yield chunk;
