@@ -4,9 +4,9 @@
  * When a target fails mid-request, the next healthy fallback takes its place with a hint, so a
  * write reaches W nodes whenever W nodes are reachable.
  */
-import { type KeyState, type NodeId, sloppyTargets, type Target, TesseraError } from '@tessera/core';
+import { type KeyState, type NodeId, sloppyTargets, type Target } from '@tessera/core';
 import type { Deadlines } from '../util/deadlines.js';
-import { collectQuorum } from './quorum.js';
+import { collectQuorum, substitutable } from './quorum.js';
 import type { WriteAcks } from './receipt.js';
 import type { Replicas } from './replicas.js';
 
@@ -52,12 +52,4 @@ export async function replicateWrite(replicas: Replicas, f: FanOut): Promise<voi
   };
   const calls = targets.map((target) => ({ node: target.node, run: () => send(target) }));
   await collectQuorum(calls, f.w, remaining(), 'write', f.deadlines);
-}
-
-/** A replica that is unreachable or too slow can be stood in for; one that refused cannot. */
-function substitutable(err: unknown): boolean {
-  return (
-    TesseraError.is(err) &&
-    (err.code === 'PEER_UNAVAILABLE' || err.code === 'TIMEOUT' || err.code === 'NODE_NOT_READY')
-  );
 }

@@ -23,6 +23,18 @@ export interface QuorumOutcome<T> {
   readonly settled: Promise<ReplicaReply<T>[]>;
 }
 
+/**
+ * A replica that is unreachable or too slow can be stood in for by the next healthy node of the
+ * preference list (sloppy quorum, paper 4.6), for a read as for a write; one that refused cannot.
+ */
+export function substitutable(err: unknown): boolean {
+  return (
+    TesseraError.is(err) &&
+    (err.code === 'PEER_UNAVAILABLE' || err.code === 'TIMEOUT' || err.code === 'NODE_NOT_READY')
+  );
+}
+
+/** `call.node` is read when its call settles: a call may name the node that stood in for it. */
 export function collectQuorum<T>(
   calls: ReadonlyArray<{ node: NodeId; run: () => Promise<T> }>,
   needed: number,

@@ -1,13 +1,14 @@
 /**
  * A quorum read (paper section 5): ask the first N healthy nodes of the key's preference list
  * (sloppy quorum), merge the first R answers, and once every replica answered (or failed), repair
- * the stale ones. Replicas that agree answer the same bytes: only differing versions are decoded
- * and merged (storage/stored-version.ts).
+ * the stale ones. A node that turns out unreachable during the read is stood in for by the next
+ * healthy one, as in a write (fan-out.ts). Replicas that agree answer the same bytes: only
+ * differing versions are decoded and merged (storage/stored-version.ts).
  */
 import { type KeyState, type NodeId, sameState, sloppyTargets } from '@tessera/core';
 import { allAgree, mergeVersions, type StoredVersion } from '../storage/stored-version.js';
 import type { Deadlines } from '../util/deadlines.js';
-import { collectQuorum, type ReplicaReply } from './quorum.js';
+import { collectQuorum, type ReplicaReply, substitutable } from './quorum.js';
 import type { Replicas } from './replicas.js';
 
 export interface QuorumRead {
@@ -32,21 +33,30 @@ export async function readQuorum(
   settings: ReadSettings,
 ): Promise<QuorumRead> {
   const { n, r, timeoutMs } = settings;
-  const { targets } = sloppyTargets(preference, n, (node) => replicas.isDown(node));
+  const { targets, spares } = sloppyTargets(preference, n, (node) => replicas.isDown(node));
   const peerTimeoutMs = Math.min(timeoutMs, settings.peerTimeoutMs);
   let own: StoredVersion | undefined;
-  const read = (node: NodeId) => replicas.readVersion(node, key, peerTimeoutMs, () => own);
-  const calls = targets.map(({ node }) => ({
-    node,
-    run:
-      node === self
-        ? () =>
-            read(node).then((version) => {
-              own = version;
-              return version;
-            })
-        : () => read(node),
-  }));
+  const read = (node: NodeId): Promise<StoredVersion | undefined> => {
+    const version = replicas.readVersion(node, key, peerTimeoutMs, () => own);
+    if (node !== self) return version;
+    return version.then((mine) => {
+      own = mine;
+      return mine;
+    });
+  };
+  // A call's node becomes the spare that stands in for it, so its reply is counted as the spare's
+  // (read repair and `fastest` look at primaries only).
+  const ask = (call: { node: NodeId }): Promise<StoredVersion | undefined> =>
+    read(call.node).catch((err: unknown) => {
+      const spare = substitutable(err) ? spares.shift() : undefined;
+      if (spare === undefined) throw err;
+      call.node = spare;
+      return ask(call);
+    });
+  const calls = targets.map(({ node }) => {
+    const call = { node, run: () => ask(call) };
+    return call;
+  });
   const outcome = await collectQuorum(calls, r, timeoutMs, 'read', deadlines);
   // This node's version first: when all agree, the merge is its cached state (a frozen object a
   // hot key's reads share, so its context and body are made once: coordinator.ts, render.ts).

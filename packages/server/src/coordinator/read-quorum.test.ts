@@ -1,0 +1,90 @@
+/**
+ * A quorum read under a sloppy quorum (paper 4.6): a replica that turns out unreachable during the
+ * read (not yet known down) is stood in for by the next healthy node of the preference list, as a
+ * write's is, so a read reaches R nodes whenever R are reachable.
+ */
+import {
+  applyWrite,
+  type ClusterState,
+  createRing,
+  EMPTY_CONTEXT,
+  encodeState,
+  TesseraError,
+  utf8,
+} from '@tessera/core';
+import { describe, expect, it } from 'vitest';
+import { PeerDirectory } from '../cluster/peers.js';
+import { silentLogger } from '../logger.js';
+import { HintStore } from '../storage/hint-store.js';
+import { MemoryEngine } from '../storage/memory-engine.js';
+import { ReplicaStore } from '../storage/replica-store.js';
+import type { PeerClient } from '../transport/peer-api.js';
+import { Deadlines } from '../util/deadlines.js';
+import { readQuorum } from './read-quorum.js';
+import { Replicas } from './replicas.js';
+
+async function replicasOf(down: readonly string[], held: Record<string, Uint8Array>) {
+  const engine = new MemoryEngine();
+  await engine.open();
+  const store = new ReplicaStore(engine, { partitionCount: 8, sync: false });
+  await store.open();
+  const hints = new HintStore(engine, { hintsMax: 10, hintBytesMax: 1 << 20, sync: false, now: Date.now });
+  const asked: string[] = [];
+  const clientOf = (id: string): PeerClient =>
+    ({
+      address: `${id}:1`,
+      read: async () => {
+        asked.push(id);
+        if (down.includes(id)) throw new TesseraError('PEER_UNAVAILABLE', `${id} is down`);
+        return held[id];
+      },
+      close: () => {},
+    }) as unknown as PeerClient;
+  const cluster: ClusterState = {
+    clusterId: 'c',
+    ring: createRing(8, 'a'),
+    members: ['b', 'c', 'd', 'e'].map((id) => ({
+      nodeId: id,
+      http: `${id}:0`,
+      peer: `${id}:1`,
+      status: 'member' as const,
+      incarnation: 1,
+    })),
+  };
+  const peers = new PeerDirectory(
+    'a',
+    (address) => clientOf(address.split(':')[0]!),
+    1_000,
+    Date.now,
+    silentLogger(),
+  );
+  peers.sync(cluster);
+  return { replicas: new Replicas('a', store, hints, peers), store, asked };
+}
+
+const settings = { n: 3, r: 2, timeoutMs: 1_000, peerTimeoutMs: 1_000 };
+
+describe('a quorum read', () => {
+  it('asks the next healthy node when a replica turns out unreachable, and reads what R nodes hold', async () => {
+    const { replicas, store, asked } = await replicasOf(['b', 'c'], {});
+    const written = applyWrite((await store.read('k')) ?? { vv: [], siblings: [] }, {
+      actor: 'a',
+      context: EMPTY_CONTEXT,
+      value: utf8('"v"'),
+      nowMs: 1,
+      vvEntriesMax: 8,
+    });
+    await store.merge('k', written);
+    const read = await readQuorum('a', replicas, new Deadlines(), ['a', 'b', 'c', 'd', 'e'], 'k', settings);
+    expect(read.state.siblings.map((s) => new TextDecoder().decode(s.value))).toEqual(['"v"']);
+    expect(asked.sort()).toEqual(['b', 'c', 'd', 'e']);
+    expect(read.fastest).toBe('a');
+  });
+
+  it('fails with INSUFFICIENT_REPLICAS only when fewer than R nodes can be reached at all', async () => {
+    const held = { d: encodeState({ vv: [], siblings: [] }) };
+    const { replicas } = await replicasOf(['b', 'c', 'd', 'e'], held);
+    const read = readQuorum('a', replicas, new Deadlines(), ['a', 'b', 'c', 'd', 'e'], 'k', settings);
+    await expect(read).rejects.toMatchObject({ code: 'INSUFFICIENT_REPLICAS' });
+  });
+});
