@@ -92,6 +92,7 @@ describe("with two of a key's three replicas down", () => {
     const put = await http(p0!.url, 'PUT', kvPath(key, '?w=2'), { json: { value: ['hinted'] } });
     expect(put.status, JSON.stringify(put.body)).toBe(200);
     const read = await http(p0!.url, 'GET', kvPath(key));
+    expect(read.status, JSON.stringify(read.body)).toBe(200);
     expect((read.body as unknown as SiblingBody).siblings.map((s) => s.value)).toEqual([['hinted']]);
 
     const live = cluster.nodes.filter((n) => n.running);

@@ -87,4 +87,24 @@ describe('a quorum read', () => {
     const read = readQuorum('a', replicas, new Deadlines(), ['a', 'b', 'c', 'd', 'e'], 'k', settings);
     await expect(read).rejects.toMatchObject({ code: 'INSUFFICIENT_REPLICAS' });
   });
+
+  it("waits for the coordinator's own copy when it is a replica, even when R others answered first", async () => {
+    const { replicas, store } = await replicasOf([], {});
+    await store.merge(
+      'k',
+      applyWrite(
+        { vv: [], siblings: [] },
+        { actor: 'a', context: EMPTY_CONTEXT, value: utf8('"mine"'), nowMs: 1, vvEntriesMax: 8 },
+      ),
+    );
+    // b and c (fallbacks standing in, say) answer at once that they hold nothing; this node's own
+    // read is slower (a LevelDB read on a busy thread pool).
+    const readVersion = store.readVersion.bind(store);
+    store.readVersion = async (key) => {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      return readVersion(key);
+    };
+    const read = await readQuorum('a', replicas, new Deadlines(), ['a', 'b', 'c'], 'k', settings);
+    expect(read.state.siblings.map((s) => new TextDecoder().decode(s.value))).toEqual(['"mine"']);
+  });
 });

@@ -53,15 +53,28 @@ export async function readQuorum(
       call.node = spare;
       return ask(call);
     });
+  let ownRead: Promise<StoredVersion | undefined> | undefined;
   const calls = targets.map(({ node }) => {
-    const call = { node, run: () => ask(call) };
+    const call = {
+      node,
+      run: () => {
+        const answer = ask(call);
+        if (node === self) ownRead = answer;
+        return answer;
+      },
+    };
     return call;
   });
   const outcome = await collectQuorum(calls, r, timeoutMs, 'read', deadlines);
+  // This node's own copy, when it is a replica, is always part of the answer (it costs no message):
+  // R others may answer first, fallbacks standing in that hold nothing of the key among them, and a
+  // read through the node that just coordinated a write must not miss it. A local failure leaves
+  // the answer to the others.
+  if (ownRead !== undefined && own === undefined) await ownRead.catch(() => undefined);
   // This node's version first: when all agree, the merge is its cached state (a frozen object a
   // hot key's reads share, so its context and body are made once: coordinator.ts, render.ts).
   const versions = outcome.replies.map((reply) => reply.value);
-  const state = mergeVersions(own !== undefined && versions.includes(own) ? [own, ...versions] : versions);
+  const state = mergeVersions(own !== undefined ? [own, ...versions.filter((v) => v !== own)] : versions);
   const primaries = preference.slice(0, n);
   const fastest = outcome.replies.find((reply) => primaries.includes(reply.node))?.node;
   outcome.settled.then(
