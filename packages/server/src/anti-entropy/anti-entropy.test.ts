@@ -1,6 +1,4 @@
-import { Writable } from 'node:stream';
 import { bucketOf, encodeState, type Ring, TesseraError } from '@tessera/core';
-import { pino } from 'pino';
 import { describe, expect, it, vi } from 'vitest';
 import {
   ALLOW,
@@ -11,15 +9,33 @@ import {
   testCluster,
   write,
 } from '../../test/anti-entropy/test-cluster.js';
+import { capturingLogger } from '../../test/grpc-kit.js';
 import { silentLogger } from '../logger.js';
 import { MemoryEngine } from '../storage/memory-engine.js';
 import { ReplicaStore } from '../storage/replica-store.js';
 import { AntiEntropy } from './anti-entropy.js';
 import { MerkleResponder } from './responder.js';
-import type { BackgroundGate, ExchangeResult } from './types.js';
+import type { AntiEntropyClient, BackgroundGate, ExchangeResult } from './types.js';
 
 const sum = (results: readonly ExchangeResult[], field: 'keysPulled' | 'keysPushed' | 'keysDiffering') =>
   results.reduce((total, r) => total + r[field], 0);
+
+/** Node b's anti-entropy on a two-node ring with a, reaching a through `client` (a's, altered). */
+function antiEntropyOfB(store: ReplicaStore, client: AntiEntropyClient, log = silentLogger()): AntiEntropy {
+  return new AntiEntropy({
+    self: 'b',
+    n: 2,
+    ring: () => ({ partitionCount: Q, owners: ['a', 'b', 'a', 'b', 'a', 'b', 'a', 'b'], version: 1 }),
+    store,
+    peers: { client: () => client, isDown: () => false, markFailed: () => {}, markAlive: () => {} },
+    gate: ALLOW,
+    intervalMs: 1_000,
+    tombstoneGraceMs: 1_000,
+    now: () => 0,
+    random: () => 0,
+    log,
+  });
+}
 
 describe('anti-entropy exchanges', () => {
   it('brings a replica that missed writes, and wrote alone, in line with the others', async () => {
@@ -124,32 +140,15 @@ describe('anti-entropy exchanges', () => {
     await write(cluster, 'a', key!, 'x');
     const b = cluster.node('b');
     const real = cluster.net.peersOf('b').client('a')!;
-    const ae = new AntiEntropy({
-      self: 'b',
-      n: 2,
-      ring: () => ({ partitionCount: Q, owners: ['a', 'b', 'a', 'b', 'a', 'b', 'a', 'b'], version: 1 }),
-      store: b.store,
-      peers: {
-        client: () => ({
-          ...real,
-          merkleKeys: async (request, timeoutMs) => {
-            const reply = await real.merkleKeys(request, timeoutMs);
-            return {
-              ...reply,
-              entries: [...reply.entries, { key: keysIn(4, 1)[0]!, digest: '0000000000000000' }],
-            };
-          },
-        }),
-        isDown: () => false,
-        markFailed: () => {},
-        markAlive: () => {},
+    const ae = antiEntropyOfB(b.store, {
+      ...real,
+      merkleKeys: async (request, timeoutMs) => {
+        const reply = await real.merkleKeys(request, timeoutMs);
+        return {
+          ...reply,
+          entries: [...reply.entries, { key: keysIn(4, 1)[0]!, digest: '0000000000000000' }],
+        };
       },
-      gate: ALLOW,
-      intervalMs: 1_000,
-      tombstoneGraceMs: 1_000,
-      now: () => 0,
-      random: () => 0,
-      log: silentLogger(),
     });
     expect(await ae.runOnce({ partition: 3, peer: 'a' })).toMatchObject({
       outcome: 'failed',
@@ -166,40 +165,18 @@ describe('anti-entropy exchanges', () => {
     const stuck = [...keys].sort((x, y) => bucketOf(x) - bucketOf(y))[0]!;
     const b = cluster.node('b');
     const real = cluster.net.peersOf('b').client('a')!;
-    const warnings: string[] = [];
-    const log = pino(
-      { level: 'warn' },
-      new Writable({
-        write(chunk: Buffer, _encoding, done) {
-          warnings.push(chunk.toString('utf8'));
-          done();
+    const { logger, lines: warnings } = capturingLogger();
+    const ae = antiEntropyOfB(
+      b.store,
+      {
+        ...real,
+        read: async (key, timeoutMs) => {
+          if (key === stuck) throw new TesseraError('VALUE_TOO_LARGE', 'too large for one message');
+          return real.read(key, timeoutMs);
         },
-      }),
-    );
-    const ae = new AntiEntropy({
-      self: 'b',
-      n: 2,
-      ring: () => ({ partitionCount: Q, owners: ['a', 'b', 'a', 'b', 'a', 'b', 'a', 'b'], version: 1 }),
-      store: b.store,
-      peers: {
-        client: () => ({
-          ...real,
-          read: async (key, timeoutMs) => {
-            if (key === stuck) throw new TesseraError('VALUE_TOO_LARGE', 'too large for one message');
-            return real.read(key, timeoutMs);
-          },
-        }),
-        isDown: () => false,
-        markFailed: () => {},
-        markAlive: () => {},
       },
-      gate: ALLOW,
-      intervalMs: 1_000,
-      tombstoneGraceMs: 1_000,
-      now: () => 0,
-      random: () => 0,
-      log,
-    });
+      logger,
+    );
     const result = await ae.runOnce({ partition: 3, peer: 'a' });
     expect(result).toMatchObject({
       outcome: 'failed',

@@ -4,10 +4,8 @@
  */
 import { once } from 'node:events';
 import { connect, type Socket } from 'node:net';
-import { Writable } from 'node:stream';
-import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FakePeer } from '../../test/grpc-kit.js';
+import { capturingLogger, FakePeer } from '../../test/grpc-kit.js';
 import * as pb from './generated/tessera/peer/v1/peer.js';
 import { type PeerServerHandle, startPeerServer } from './grpc-server.js';
 import { encodeFrame, type Frame, FrameKind, FrameReader, PIPE_MAGIC } from './pipe-frames.js';
@@ -15,16 +13,7 @@ import { encodeJson } from './pipe-hello.js';
 
 const TIMEOUT_MS = 300;
 const SEND_BUFFER_BYTES_MAX = 256 * 1024;
-const warnings: string[] = [];
-const logger = pino(
-  { level: 'warn' },
-  new Writable({
-    write(chunk: Buffer, _encoding, done) {
-      warnings.push((JSON.parse(chunk.toString('utf8')) as { msg: string }).msg);
-      done();
-    },
-  }),
-);
+const { logger, lines: warnings } = capturingLogger();
 const peer = new FakePeer();
 let server: PeerServerHandle;
 
