@@ -107,4 +107,20 @@ describe('a quorum read', () => {
     const read = await readQuorum('a', replicas, new Deadlines(), ['a', 'b', 'c'], 'k', settings);
     expect(read.state.siblings.map((s) => new TextDecoder().decode(s.value))).toEqual(['"mine"']);
   });
+
+  it('answers from R other replicas when its own read never returns, within peerTimeoutMs of them', async () => {
+    const theirs = applyWrite(
+      { vv: [], siblings: [] },
+      { actor: 'b', context: EMPTY_CONTEXT, value: utf8('"theirs"'), nowMs: 1, vvEntriesMax: 8 },
+    );
+    const { replicas, store } = await replicasOf([], { b: encodeState(theirs), c: encodeState(theirs) });
+    store.readVersion = () => new Promise(() => {}); // a local read stuck for good
+    const started = Date.now();
+    const read = await readQuorum('a', replicas, new Deadlines(), ['a', 'b', 'c'], 'k', {
+      ...settings,
+      peerTimeoutMs: 100,
+    });
+    expect(read.state.siblings.map((s) => new TextDecoder().decode(s.value))).toEqual(['"theirs"']);
+    expect(Date.now() - started).toBeLessThan(1_000);
+  });
 });

@@ -68,9 +68,9 @@ export async function readQuorum(
   const outcome = await collectQuorum(calls, r, timeoutMs, 'read', deadlines);
   // This node's own copy, when it is a replica, is always part of the answer (it costs no message):
   // R others may answer first, fallbacks standing in that hold nothing of the key among them, and a
-  // read through the node that just coordinated a write must not miss it. A local failure leaves
-  // the answer to the others.
-  if (ownRead !== undefined && own === undefined) await ownRead.catch(() => undefined);
+  // read through the node that just coordinated a write must not miss it. A local failure, or a
+  // local read slower than a replica may be (peerTimeoutMs), leaves the answer to the others.
+  if (ownRead !== undefined && own === undefined) await settledWithin(ownRead, peerTimeoutMs, deadlines);
   // This node's version first: when all agree, the merge is its cached state (a frozen object a
   // hot key's reads share, so its context and body are made once: coordinator.ts, render.ts).
   const versions = outcome.replies.map((reply) => reply.value);
@@ -88,6 +88,18 @@ export async function readQuorum(
     () => {},
   );
   return { state, fastest };
+}
+
+/** Waits for `promise` to settle, at most `timeoutMs`; never rejects. */
+function settledWithin(promise: Promise<unknown>, timeoutMs: number, deadlines: Deadlines): Promise<void> {
+  return new Promise<void>((resolve) => {
+    const cancel = deadlines.add(timeoutMs, resolve);
+    const done = (): void => {
+      cancel();
+      resolve();
+    };
+    promise.then(done, done);
+  });
 }
 
 /** Paper section 5: once every replica answered (or failed), bring the stale ones up to date. */
