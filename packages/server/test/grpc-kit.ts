@@ -4,9 +4,10 @@ import { createServer } from 'node:net';
 import { Client, credentials, Metadata, type ServiceError } from '@grpc/grpc-js';
 import { type ClusterState, type ErrorCode, type Member, TesseraError, withMember } from '@tessera/core';
 import { pino } from 'pino';
-import { expect } from 'vitest';
+import { afterAll, beforeAll, expect } from 'vitest';
 import type { Logger } from '../src/logger.js';
 import { NODE_METADATA } from '../src/transport/credentials.js';
+import { type PeerServerHandle, startPeerServer } from '../src/transport/grpc-server.js';
 import type {
   CoordinateReply,
   CoordinateRequest,
@@ -147,4 +148,22 @@ export function memberMetadata(nodeId: string): Metadata {
   const metadata = new Metadata();
   metadata.set(NODE_METADATA, nodeId);
   return metadata;
+}
+
+/**
+ * A plaintext peer server over `peer` on a free loopback port for the tests of one file: started
+ * before them, closed after. `port()` is valid inside the tests.
+ */
+export function peerServerForFile(peer: PeerApi): { port(): number } {
+  let server: PeerServerHandle | undefined;
+  beforeAll(async () => {
+    server = await startPeerServer(peer, { host: '127.0.0.1', port: 0, logger: pino({ level: 'silent' }) });
+  });
+  afterAll(() => server?.close());
+  return {
+    port: () => {
+      if (server === undefined) throw new Error('the peer server starts in beforeAll');
+      return server.port;
+    },
+  };
 }

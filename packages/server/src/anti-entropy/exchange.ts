@@ -134,7 +134,7 @@ function checkListing(
 
 /**
  * Repairs `keys` with a few workers; false if the gate or the byte bound stopped it early. A key
- * that cannot be repaired is counted and skipped; any other failure stops every worker and is
+ * that cannot be repaired is counted and skipped; every other failure stops every worker and is
  * thrown once all have stopped.
  */
 async function repairKeys(keys: readonly string[], deps: ExchangeDeps, counts: Counts): Promise<boolean> {

@@ -6,7 +6,7 @@
  */
 import { type KeyState, type NodeId, sloppyTargets, type Target } from '@tessera/core';
 import type { Deadlines } from '../util/deadlines.js';
-import { collectQuorum, substitutable } from './quorum.js';
+import { collectQuorum, withStandIns } from './quorum.js';
 import type { WriteAcks } from './receipt.js';
 import type { Replicas } from './replicas.js';
 
@@ -41,14 +41,10 @@ export async function replicateWrite(replicas: Replicas, f: FanOut): Promise<voi
       f.acks.add(f.self);
       return;
     }
-    try {
-      await replicas.replicate(target.node, f.key, f.state, f.encoded, remaining(), target.hint);
-      f.acks.add(target.node, target.hint);
-    } catch (err) {
-      const spare = spares.shift();
-      if (spare === undefined || !substitutable(err)) throw err;
-      await send({ node: spare, hint: target.hint ?? target.node });
-    }
+    await withStandIns(target.node, target.hint, spares, async (node, hint) => {
+      await replicas.replicate(node, f.key, f.state, f.encoded, remaining(), hint);
+      f.acks.add(node, hint);
+    });
   };
   const calls = targets.map((target) => ({ node: target.node, run: () => send(target) }));
   await collectQuorum(calls, f.w, remaining(), 'write', f.deadlines);

@@ -27,11 +27,29 @@ export interface QuorumOutcome<T> {
  * A replica that is unreachable or too slow can be stood in for by the next healthy node of the
  * preference list (sloppy quorum, paper 4.6), for a read as for a write; one that refused cannot.
  */
-export function substitutable(err: unknown): boolean {
+function substitutable(err: unknown): boolean {
   return (
     TesseraError.is(err) &&
     (err.code === 'PEER_UNAVAILABLE' || err.code === 'TIMEOUT' || err.code === 'NODE_NOT_READY')
   );
+}
+
+/**
+ * Runs `attempt` at `node`, which stands in for `standsInFor` (undefined: for no one); when that
+ * fails in a way another node can stand in for, at the next of `spares` (shared by the calls of one
+ * request, so each spare serves one of them), standing in for the primary first asked, and so on.
+ */
+export function withStandIns<T>(
+  node: NodeId,
+  standsInFor: NodeId | undefined,
+  spares: NodeId[],
+  attempt: (node: NodeId, standsInFor: NodeId | undefined) => Promise<T>,
+): Promise<T> {
+  return attempt(node, standsInFor).catch((err: unknown) => {
+    const spare = substitutable(err) ? spares.shift() : undefined;
+    if (spare === undefined) throw err;
+    return withStandIns(spare, standsInFor ?? node, spares, attempt);
+  });
 }
 
 /** `call.node` is read when its call settles: a call may name the node that stood in for it. */

@@ -8,7 +8,7 @@
 import { type KeyState, type NodeId, sameState, sloppyTargets } from '@tessera/core';
 import { allAgree, mergeVersions, type StoredVersion } from '../storage/stored-version.js';
 import type { Deadlines } from '../util/deadlines.js';
-import { collectQuorum, type ReplicaReply, substitutable } from './quorum.js';
+import { collectQuorum, type ReplicaReply, withStandIns } from './quorum.js';
 import type { Replicas } from './replicas.js';
 
 export interface QuorumRead {
@@ -44,21 +44,17 @@ export async function readQuorum(
       return mine;
     });
   };
-  // A call's node becomes the spare that stands in for it, so its reply is counted as the spare's
-  // (read repair and `fastest` look at primaries only).
-  const ask = (call: { node: NodeId }): Promise<StoredVersion | undefined> =>
-    read(call.node).catch((err: unknown) => {
-      const spare = substitutable(err) ? spares.shift() : undefined;
-      if (spare === undefined) throw err;
-      call.node = spare;
-      return ask(call);
-    });
   let ownRead: Promise<StoredVersion | undefined> | undefined;
   const calls = targets.map(({ node }) => {
     const call = {
       node,
       run: () => {
-        const answer = ask(call);
+        // A call's node becomes the spare that stands in for it, so its reply is counted as the
+        // spare's (read repair and `fastest` look at primaries only).
+        const answer = withStandIns(node, undefined, spares, (at) => {
+          call.node = at;
+          return read(at);
+        });
         if (node === self) ownRead = answer;
         return answer;
       },

@@ -5,26 +5,21 @@
  */
 import { encodeState, type KeyState } from '@tessera/core';
 import { pino } from 'pino';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { expectTesseraError, FakePeer, TIMEOUT_MS } from '../../test/grpc-kit.js';
+import { describe, expect, it } from 'vitest';
+import { expectTesseraError, FakePeer, peerServerForFile, TIMEOUT_MS } from '../../test/grpc-kit.js';
 import { STATE_BYTES_MAX, VALUE_BYTES_MAX_LIMIT } from '../config.js';
 import { createPeerClient } from './grpc-client.js';
-import { type PeerServerHandle, startPeerServer } from './grpc-server.js';
+import { startPeerServer } from './grpc-server.js';
 
 const silent = pino({ level: 'silent' });
 const peer = new FakePeer();
-let server: PeerServerHandle;
-
-beforeAll(async () => {
-  server = await startPeerServer(peer, { host: '127.0.0.1', port: 0, logger: silent });
-});
-afterAll(() => server.close());
+const server = peerServerForFile(peer);
 
 describe('pipe replies', () => {
   it('answers reads made in one tick whose states together pass the message limit', async () => {
     const big = new Uint8Array(1024 * 1024).fill(3);
     peer.states.set('big', big);
-    const client = createPeerClient(`127.0.0.1:${server.port}`);
+    const client = createPeerClient(`127.0.0.1:${server.port()}`);
     try {
       const reads = await Promise.all(Array.from({ length: 12 }, () => client.read('big', TIMEOUT_MS)));
       // Compared as buffers: a deep equality of 1 MiB arrays takes seconds.
@@ -75,7 +70,7 @@ describe('pipe replies', () => {
     };
     const bytes = encodeState(state);
     const key = 'é'.repeat(512);
-    const client = createPeerClient(`127.0.0.1:${server.port}`);
+    const client = createPeerClient(`127.0.0.1:${server.port()}`);
     try {
       await client.replicate(key, bytes, TIMEOUT_MS);
       const back = await client.read(key, TIMEOUT_MS);
@@ -88,7 +83,7 @@ describe('pipe replies', () => {
   it('carries a state of STATE_BYTES_MAX with the longest key and a hint, both ways', async () => {
     const state = new Uint8Array(STATE_BYTES_MAX).fill(0x62);
     const key = 'k'.repeat(1024);
-    const client = createPeerClient(`127.0.0.1:${server.port}`);
+    const client = createPeerClient(`127.0.0.1:${server.port()}`);
     try {
       await client.replicate(key, state, TIMEOUT_MS, 'h'.repeat(64));
       const back = await client.read(key, TIMEOUT_MS);

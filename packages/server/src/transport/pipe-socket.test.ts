@@ -8,13 +8,19 @@ import { connect, createServer, type Server, type Socket } from 'node:net';
 import { Server as GrpcServer, ServerCredentials } from '@grpc/grpc-js';
 import fc from 'fast-check';
 import { pino } from 'pino';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { clusterState, expectTesseraError, FakePeer, TIMEOUT_MS } from '../../test/grpc-kit.js';
+import { describe, expect, it } from 'vitest';
+import {
+  clusterState,
+  expectTesseraError,
+  FakePeer,
+  peerServerForFile,
+  TIMEOUT_MS,
+} from '../../test/grpc-kit.js';
 import { createCa, issueNodeCertificate } from '../security/dev-ca.js';
 import { type PeerTlsPems, peerClientSecurity } from './credentials.js';
 import * as pb from './generated/tessera/peer/v1/peer.js';
 import { createPeerClient } from './grpc-client.js';
-import { type PeerServerHandle, startPeerServer } from './grpc-server.js';
+import { startPeerServer } from './grpc-server.js';
 import { peerGatekeeper, peerGuard } from './peer-guard.js';
 import { PipeClient, type PipeEvents } from './pipe-client.js';
 import { encodeFrame, type Frame, FrameKind, FrameReader, PIPE_MAGIC } from './pipe-frames.js';
@@ -24,12 +30,7 @@ import { LEGACY_RETRY_MS, socketPipe } from './pipe-socket-client.js';
 
 const silent = pino({ level: 'silent' });
 const peer = new FakePeer();
-let server: PeerServerHandle;
-
-beforeAll(async () => {
-  server = await startPeerServer(peer, { host: '127.0.0.1', port: 0, logger: silent });
-});
-afterAll(() => server.close());
+const server = peerServerForFile(peer);
 
 /** Opens a raw connection to `port` and collects the frames it receives until it closes. */
 function raw(port: number): { socket: Socket; frames: Frame[]; closed: Promise<void> } {
@@ -51,7 +52,7 @@ async function waitFor(check: () => boolean): Promise<void> {
 
 describe('replication pipe on its own frames', () => {
   it('answers HELLO with ACCEPT, then serves the calls of a REQUEST in one RESPONSE', async () => {
-    const { socket, frames } = raw(server.port);
+    const { socket, frames } = raw(server.port());
     const request: pb.PipeRequest = {
       calls: [
         { id: 7, replicate: { key: 'framed', state: new Uint8Array([1, 2, 3]) } },
@@ -77,7 +78,7 @@ describe('replication pipe on its own frames', () => {
 
   it('is what a peer client uses (its connections start with the magic), while gRPC calls share the port', async () => {
     const seen: Buffer[] = [];
-    const proxy = await tcpProxy(server.port, (first) => seen.push(first));
+    const proxy = await tcpProxy(server.port(), (first) => seen.push(first));
     const client = createPeerClient(`127.0.0.1:${proxy.port}`);
     try {
       await client.replicate('via-client', new Uint8Array([9]), TIMEOUT_MS);
@@ -94,7 +95,7 @@ describe('replication pipe on its own frames', () => {
   it('refuses bytes that are not its frames with BAD_REQUEST, and serves on', async () => {
     await fc.assert(
       fc.asyncProperty(fc.uint8Array({ minLength: 5, maxLength: 64 }), async (bytes) => {
-        const { socket, frames, closed } = raw(server.port);
+        const { socket, frames, closed } = raw(server.port());
         socket.end(Buffer.concat([PIPE_MAGIC, Buffer.from(bytes)]));
         await closed;
         for (const frame of frames) {
@@ -104,12 +105,12 @@ describe('replication pipe on its own frames', () => {
       }),
       { numRuns: 40 },
     );
-    const { socket, frames, closed } = raw(server.port);
+    const { socket, frames, closed } = raw(server.port());
     socket.write(Buffer.concat([PIPE_MAGIC, Buffer.from([0, 0, 0, 0, 99])]));
     await closed;
     expect(frames.map((f) => f.kind)).toEqual([FrameKind.refuse]);
     expect(parseWireError(frames[0]!.payload)?.code).toBe('BAD_REQUEST');
-    const client = createPeerClient(`127.0.0.1:${server.port}`);
+    const client = createPeerClient(`127.0.0.1:${server.port()}`);
     try {
       expect(await client.read('framed', TIMEOUT_MS)).toEqual(new Uint8Array([1, 2, 3]));
     } finally {
