@@ -7,8 +7,9 @@
  * returns covers what the writer saw and the one version it wrote, not other writes that the
  * same coordinator made concurrently (a plain vector could not say that).
  *
- * A context may also name a **coordinator** (paper section 5): the replica that answered the read
- * fastest, or the node that coordinated the write. The next write with this context goes to that
+ * A context may also name a **coordinator** (paper sections 5 and 6.4): the node that coordinated
+ * the read when it is a replica of the key (its own copy is part of every read it coordinates),
+ * else the replica that answered the read fastest, or the node that coordinated the write. The next write with this context goes to that
  * node first, which spreads writes over the replicas and makes reading one's own writes likelier.
  * It is advice: a write goes elsewhere when that node is down or no longer a replica.
  *

@@ -77,7 +77,7 @@ describe('a node that is not a replica of the key', () => {
 });
 
 describe('the coordinator named by a context (paper section 5)', () => {
-  it('a write with a read context is coordinated by the replica that answered that read first', async () => {
+  it('a write with a read context is coordinated by the replica that context names', async () => {
     // A node skips a peer it saw fail (an earlier test restarted one) for a while: wait until none does.
     await waitFor(
       async () => {

@@ -108,6 +108,34 @@ describe('a quorum read', () => {
     expect(read.state.siblings.map((s) => new TextDecoder().decode(s.value))).toEqual(['"mine"']);
   });
 
+  it('names this node as the next write coordinator when its own copy is in the answer, even when a peer answered first', async () => {
+    const mine = applyWrite(
+      { vv: [], siblings: [] },
+      { actor: 'a', context: EMPTY_CONTEXT, value: utf8('"v"'), nowMs: 1, vvEntriesMax: 8 },
+    );
+    const { replicas, store } = await replicasOf([], { b: encodeState(mine), c: encodeState(mine) });
+    await store.merge('k', mine);
+    // b and c answer at once; this node's own read is slower (a LevelDB read on a busy thread pool).
+    const readVersion = store.readVersion.bind(store);
+    store.readVersion = async (key) => {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      return readVersion(key);
+    };
+    const read = await readQuorum('a', replicas, new Deadlines(), ['a', 'b', 'c'], 'k', settings);
+    // A write with this context through this node stays here instead of being forwarded to b.
+    expect(read.fastest).toBe('a');
+  });
+
+  it('names the replica that answered first when this node is not a replica of the key', async () => {
+    const theirs = applyWrite(
+      { vv: [], siblings: [] },
+      { actor: 'b', context: EMPTY_CONTEXT, value: utf8('"v"'), nowMs: 1, vvEntriesMax: 8 },
+    );
+    const { replicas } = await replicasOf([], { b: encodeState(theirs), c: encodeState(theirs) });
+    const read = await readQuorum('a', replicas, new Deadlines(), ['b', 'c', 'd'], 'k', settings);
+    expect(['b', 'c']).toContain(read.fastest);
+  });
+
   it('answers from R other replicas when its own read never returns, within peerTimeoutMs of them', async () => {
     const theirs = applyWrite(
       { vv: [], siblings: [] },

@@ -13,7 +13,11 @@ import type { Replicas } from './replicas.js';
 
 export interface QuorumRead {
   readonly state: KeyState;
-  /** The replica that answered first: it coordinates a write with this read's context. */
+  /**
+   * The replica that coordinates a write with this read's context (paper 6.4: one that holds what
+   * the read saw): this node when it is a replica and its own copy is in the answer, so that the
+   * write is not forwarded back out; else the replica that answered first.
+   */
   readonly fastest: NodeId | undefined;
 }
 
@@ -36,11 +40,14 @@ export async function readQuorum(
   const { targets, spares } = sloppyTargets(preference, n, (node) => replicas.isDown(node));
   const peerTimeoutMs = Math.min(timeoutMs, settings.peerTimeoutMs);
   let own: StoredVersion | undefined;
+  /** This node's own read answered (`own` stays undefined when it holds nothing of the key). */
+  let ownAnswered = false;
   const read = (node: NodeId): Promise<StoredVersion | undefined> => {
     const version = replicas.readVersion(node, key, peerTimeoutMs, () => own);
     if (node !== self) return version;
     return version.then((mine) => {
       own = mine;
+      ownAnswered = true;
       return mine;
     });
   };
@@ -66,13 +73,18 @@ export async function readQuorum(
   // R others may answer first, fallbacks standing in that hold nothing of the key among them, and a
   // read through the node that just coordinated a write must not miss it. A local failure, or a
   // local read slower than a replica may be (peerTimeoutMs), leaves the answer to the others.
-  if (ownRead !== undefined && own === undefined) await settledWithin(ownRead, peerTimeoutMs, deadlines);
+  if (ownRead !== undefined && !ownAnswered) await settledWithin(ownRead, peerTimeoutMs, deadlines);
   // This node's version first: when all agree, the merge is its cached state (a frozen object a
   // hot key's reads share, so its context and body are made once: coordinator.ts, render.ts).
   const versions = outcome.replies.map((reply) => reply.value);
   const state = mergeVersions(own !== undefined ? [own, ...versions.filter((v) => v !== own)] : versions);
   const primaries = preference.slice(0, n);
-  const fastest = outcome.replies.find((reply) => primaries.includes(reply.node))?.node;
+  // A write with the context through this node is then coordinated here: forwarding it to a peer
+  // that happened to answer first costs a peer call and that peer's coordination, for nothing.
+  const fastest =
+    ownAnswered && primaries.includes(self)
+      ? self
+      : outcome.replies.find((reply) => primaries.includes(reply.node))?.node;
   outcome.settled.then(
     (all) =>
       readRepair(
