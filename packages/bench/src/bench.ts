@@ -27,9 +27,9 @@ import { type BenchReport, computeRatios, type PhaseResult, type TargetMode } fr
 import { currentRevision } from './revision.js';
 import { createKeyRouter, type KeyRouter } from './routing.js';
 import { type Driver, type PhaseContext, type PhasePlan, runPhase } from './runner.js';
-import { nodeMinutes, type SampleRound, soakMinutes, soakVerdict } from './soak-minutes.js';
+import { machineMinutes, nodeMinutes, type SampleRound, soakMinutes, soakVerdict } from './soak-minutes.js';
 import { SoakSampler, sampleEveryMs } from './soak-sampler.js';
-import { probeMs } from './speed-probe.js';
+import { probeMs, speedProbeMsOffThread } from './speed-probe.js';
 import { DISTINCT_VALUES, makeValues, putBody } from './values.js';
 import { wakeProbe } from './wake-probe.js';
 import { needsLoadedKeys, WORKLOADS } from './workloads.js';
@@ -61,7 +61,7 @@ export async function runBench(options: BenchOptions, io: BenchIo): Promise<Benc
   processes.start();
   const loopDelay = new LoopDelayProbe();
   const ctx: PhaseContext = { progress: io.progress, processes, loopDelay, signal: io.signal };
-  const soak = options.soak ? new SoakSampler(sampleEveryMs(options.windowS * 1000)) : undefined;
+  const soak = options.soak ? soakSampler(options.windowS * 1000) : undefined;
   let soakRounds: readonly SampleRound[] = [];
   const rng = createRng(options.seed);
   const values = makeValues(options.valueBytes, DISTINCT_VALUES, rng);
@@ -245,18 +245,29 @@ interface SoakHooks {
   readonly onSoakDone?: (rounds: readonly SampleRound[]) => void;
 }
 
+/**
+ * The soak's sampler: every node and the machine's speed every few seconds (a probe costs about
+ * 1-2% of one core at one per 5 s; a window's median of them follows the machine's spells).
+ */
+function soakSampler(windowMs: number): SoakSampler {
+  return new SoakSampler(sampleEveryMs(windowMs), { everyRounds: 1, run: () => speedProbeMsOffThread() });
+}
+
 function soakResult(options: BenchOptions, phase: PhaseResult | undefined, rounds: readonly SampleRound[]) {
   const sampleS = sampleEveryMs(options.windowS * 1000) / 1000;
   // The measured time ends when the last request in flight answers; none starts after --duration-s.
   const durationS = Math.min(options.durationS, (phase?.durationMs ?? 0) / 1000);
   const minutes = soakMinutes(phase?.windows ?? [], options.windowS, durationS);
-  const nodes = nodeMinutes(rounds, Math.round(options.windowS / sampleS), sampleS);
+  const samplesPerWindow = Math.round(options.windowS / sampleS);
+  const nodes = nodeMinutes(rounds, samplesPerWindow, sampleS);
+  const machine = machineMinutes(rounds, samplesPerWindow, minutes, nodes);
   return {
     windowS: options.windowS,
     sampleS,
     minutes,
     nodes,
-    verdict: soakVerdict(minutes, nodes, options.windowS),
+    machine,
+    verdict: soakVerdict(minutes, nodes, options.windowS, machine),
   };
 }
 

@@ -2,13 +2,15 @@ import { describe, expect, it } from 'vitest';
 import type { Buckets } from './prom-text.js';
 import {
   GROWTH_BYTES_MIN,
+  machineMinutes,
   type NodeSample,
   nodeMinutes,
   type SampleRound,
   soakMinutes,
   soakVerdict,
 } from './soak-minutes.js';
-import { verdictLines } from './soak-report.js';
+import { renderSoak, verdictLines } from './soak-report.js';
+import { SoakSampler } from './soak-sampler.js';
 import type { WindowStats } from './windows.js';
 
 const MIB = 1024 * 1024;
@@ -102,5 +104,81 @@ describe('soak verdict', () => {
     const v = soakVerdict(soakMinutes([window(0, 100)], 60, 60), [], 60);
     expect(v.throughputOk).toBeUndefined();
     expect(verdictLines(v, 'minute')[0]).toMatch(/none/);
+  });
+});
+
+describe('the machine per soak window', () => {
+  const node = (minute: number, name: string, cpuCores: number) => ({
+    minute,
+    node: name,
+    cpuCores,
+    heapUsedMinBytes: 50 * MIB,
+    heapUsedMaxBytes: 90 * MIB,
+    rssMaxBytes: 200 * MIB,
+    anonMaxBytes: 150 * MIB,
+  });
+
+  it("gives each window its speed probe and the nodes' summed CPU per operation", () => {
+    // 10 s windows, three rounds each, each with a probe: a window's figure is their median.
+    const minutes = soakMinutes([window(0, 20_000), window(10, 10_000)], 10, 20);
+    const rounds: SampleRound[] = [
+      { index: 0, nodes: {}, speedProbeMs: 300 },
+      { index: 1, nodes: {}, speedProbeMs: 80 },
+      { index: 2, nodes: {}, speedProbeMs: 75 },
+      { index: 3, nodes: {}, speedProbeMs: 160 },
+      { index: 4, nodes: {} },
+      { index: 5, nodes: {}, speedProbeMs: 150 },
+    ];
+    const nodes = [node(1, 'n0', 0.8), node(1, 'n1', 0.2), node(2, 'n0', 0.8), node(2, 'n1', 0.2)];
+    const machine = machineMinutes(rounds, 3, minutes, nodes);
+    // One core in all: 1e6 µs per s over 2,000 and then 1,000 ops/s.
+    expect(machine).toEqual([
+      { minute: 1, speedProbeMs: 80, nodeCpuUsPerOp: 500 },
+      { minute: 2, speedProbeMs: 155, nodeCpuUsPerOp: 1000 },
+    ]);
+    // Half the throughput on a machine about half as fast: a sag by the verdict, hardly one for the machine's speed.
+    const v = soakVerdict(minutes, nodes, 10, machine);
+    expect(v.throughputOk).toBe(false);
+    expect(v.adjustedLowest?.minute).toBe(2);
+    expect(v.adjustedLowest?.vsFirst).toBeCloseTo(155 / 160, 6);
+    const text = renderSoak({ windowS: 10, sampleS: 5, minutes, nodes, machine, verdict: v });
+    expect(text).toMatch(/\| 2 \| 10–20 \| 1,000 \| 50\.0% \|.*\| 1000 \| 155 \|/);
+    expect(verdictLines(v, 'minute').join('\n')).toMatch(
+      /SAG[\s\S]*machine's speed[^\n]*lowest minute 2 at -3\.1%/,
+    );
+  });
+
+  it('makes no machine-adjusted figure when a window has no probe', () => {
+    const minutes = soakMinutes([window(0, 20_000), window(10, 10_000)], 10, 20);
+    const machine = machineMinutes([{ index: 1, nodes: {}, speedProbeMs: 80 }], 2, minutes, []);
+    expect(machine[1]).toEqual({ minute: 2, nodeCpuUsPerOp: 0 });
+    expect(soakVerdict(minutes, [], 10, machine).adjustedLowest).toBeUndefined();
+  });
+
+  it("takes the speed probe on each window's middle round, and a failed probe leaves its round without one", async () => {
+    let calls = 0;
+    let twice: () => void = () => {};
+    const probedTwice = new Promise<void>((resolve) => {
+      twice = resolve;
+    });
+    const sampler = new SoakSampler(5, {
+      everyRounds: 4,
+      run: async () => {
+        calls++;
+        if (calls === 2) twice();
+        if (calls === 1) throw new Error('worker failed');
+        return 70;
+      },
+    });
+    sampler.start();
+    await Promise.race([
+      probedTwice,
+      new Promise((_, reject) => setTimeout(() => reject(new Error('no second probe in 5 s')), 5_000)),
+    ]);
+    const rounds = await sampler.stop();
+    const probed = rounds.filter((r) => r.speedProbeMs !== undefined).map((r) => r.index);
+    // Rounds 2 (failed), 6, …: the middle of windows of four rounds.
+    expect(probed[0]).toBe(6);
+    expect(probed.every((i) => i % 4 === 2)).toBe(true);
   });
 });

@@ -27,6 +27,8 @@ export interface NodeSample {
 export interface SampleRound {
   readonly index: number;
   readonly nodes: Readonly<Record<string, NodeSample>>;
+  /** The machine's speed probe (speed-probe.ts), when the round took one: ms, lower is faster. */
+  readonly speedProbeMs?: number;
 }
 
 export interface SoakMinute {
@@ -57,6 +59,19 @@ export interface SoakNodeMinute {
   readonly loop?: LoopDelayStats;
 }
 
+/**
+ * The machine in one window: how fast it ran (the speed probe taken in the window) and what the
+ * nodes' CPU per operation was. On a shared VM both move with the host: the same work at the same
+ * load costs more CPU per operation in a slow spell. A sag of Tessera's own (more work per
+ * operation) shows as CPU per operation rising while the probe stays.
+ */
+export interface SoakMachineMinute {
+  readonly minute: number;
+  readonly speedProbeMs?: number;
+  /** Every node's CPU over the window, summed, per successful operation, in µs. */
+  readonly nodeCpuUsPerOp: number;
+}
+
 export interface NodeGrowth {
   readonly node: string;
   /** [first full window, last full window] of the heap floor, RSS and anonymous RSS maxima. */
@@ -74,6 +89,12 @@ export interface SoakVerdict {
   readonly lowest?: { readonly minute: number; readonly opsPerSec: number; readonly vsFirst: number };
   /** Every full window within THROUGHPUT_SHARE_MIN of the first; undefined without a verdict. */
   readonly throughputOk?: boolean;
+  /**
+   * Throughput for the machine's speed: each full window's ops/s times its speed probe, against the
+   * first's (a window of a machine 20% slower by the probe is expected 20% lower); the lowest.
+   * Information beside the verdict, which stays the raw throughput's; absent without probes.
+   */
+  readonly adjustedLowest?: { readonly minute: number; readonly vsFirst: number };
   readonly memory: readonly NodeGrowth[];
   readonly memoryGrew?: boolean;
 }
@@ -83,6 +104,7 @@ export interface SoakResult {
   readonly sampleS: number;
   readonly minutes: readonly SoakMinute[];
   readonly nodes: readonly SoakNodeMinute[];
+  readonly machine: readonly SoakMachineMinute[];
   readonly verdict: SoakVerdict;
 }
 
@@ -166,6 +188,39 @@ export function nodeMinutes(
   return out;
 }
 
+/**
+ * Per window: the median of the speed probes its rounds took (one probe is a moment; the machine
+ * changes within a window) and the nodes' CPU per operation (their summed CPU cores over the
+ * window's ops/s).
+ */
+export function machineMinutes(
+  rounds: readonly SampleRound[],
+  samplesPerWindow: number,
+  minutes: readonly SoakMinute[],
+  nodes: readonly SoakNodeMinute[],
+): SoakMachineMinute[] {
+  return minutes.map((m) => {
+    const from = (m.minute - 1) * samplesPerWindow;
+    const probe = median(
+      rounds.flatMap((r) =>
+        r.index >= from && r.index < from + samplesPerWindow && r.speedProbeMs !== undefined
+          ? [r.speedProbeMs]
+          : [],
+      ),
+    );
+    const cores = nodes.filter((n) => n.minute === m.minute).reduce((sum, n) => sum + n.cpuCores, 0);
+    const nodeCpuUsPerOp = m.opsPerSec > 0 ? (cores * 1e6) / m.opsPerSec : Number.NaN;
+    return { minute: m.minute, ...(probe === undefined ? {} : { speedProbeMs: probe }), nodeCpuUsPerOp };
+  });
+}
+
+function median(values: readonly number[]): number | undefined {
+  if (values.length === 0) return undefined;
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 === 1 ? sorted[mid] : (sorted[mid - 1]! + sorted[mid]!) / 2;
+}
+
 function extreme(
   samples: readonly NodeSample[],
   field: (s: NodeSample) => number | undefined,
@@ -179,6 +234,7 @@ export function soakVerdict(
   minutes: readonly SoakMinute[],
   nodes: readonly SoakNodeMinute[],
   windowS: number,
+  machine: readonly SoakMachineMinute[] = [],
 ): SoakVerdict {
   const full = minutes.filter((m) => m.lengthS >= windowS - 1e-9);
   const firstOpsPerSec = full[0]?.opsPerSec ?? Number.NaN;
@@ -187,14 +243,32 @@ export function soakVerdict(
   const rest = full.slice(1);
   const worst = rest.reduce((a, b) => (b.opsPerSec < a.opsPerSec ? b : a));
   const vsFirst = worst.opsPerSec / firstOpsPerSec;
+  const adjustedLowest = adjustedLow(full, machine);
   return {
     fullMinutes: full.length,
     firstOpsPerSec,
     lowest: { minute: worst.minute, opsPerSec: worst.opsPerSec, vsFirst },
     throughputOk: vsFirst >= THROUGHPUT_SHARE_MIN,
+    ...(adjustedLowest === undefined ? {} : { adjustedLowest }),
     memory,
     ...(memory.length === 0 ? {} : { memoryGrew: memory.some((m) => m.grew) }),
   };
+}
+
+/** The lowest full window's ops/s × speed probe against the first's; undefined unless every full window has a probe. */
+function adjustedLow(
+  full: readonly SoakMinute[],
+  machine: readonly SoakMachineMinute[],
+): { minute: number; vsFirst: number } | undefined {
+  const probeOf = new Map(machine.map((m) => [m.minute, m.speedProbeMs]));
+  const adjusted = full.map((m) => ({
+    minute: m.minute,
+    work: m.opsPerSec * (probeOf.get(m.minute) ?? Number.NaN),
+  }));
+  if (adjusted.some((a) => !(a.work > 0))) return undefined;
+  const first = adjusted[0]!.work;
+  const worst = adjusted.slice(1).reduce((a, b) => (b.work < a.work ? b : a));
+  return { minute: worst.minute, vsFirst: worst.work / first };
 }
 
 /** Per node: the first and the last full window's heap floor, RSS and anonymous RSS. */

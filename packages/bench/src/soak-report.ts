@@ -10,16 +10,24 @@ import {
 
 export function renderSoak(soak: SoakResult): string {
   const unit = soak.windowS === 60 ? 'minute' : `${soak.windowS} s window`;
-  const minuteRows = soak.minutes.map((m) => [
-    String(m.minute),
-    `${seconds(m.startS)}–${seconds(m.startS + m.lengthS)}`,
-    formatCount(m.opsPerSec),
-    Number.isFinite(m.vsFirst) ? formatPercent(m.vsFirst) : '–',
-    formatMs(m.p50Ms),
-    formatMs(m.p99Ms),
-    formatMs(m.p999Ms),
-    formatMs(m.maxMs),
-  ]);
+  const machineOf = new Map(soak.machine.map((m) => [m.minute, m]));
+  const minuteRows = soak.minutes.map((m) => {
+    const machine = machineOf.get(m.minute);
+    return [
+      String(m.minute),
+      `${seconds(m.startS)}–${seconds(m.startS + m.lengthS)}`,
+      formatCount(m.opsPerSec),
+      Number.isFinite(m.vsFirst) ? formatPercent(m.vsFirst) : '–',
+      formatMs(m.p50Ms),
+      formatMs(m.p99Ms),
+      formatMs(m.p999Ms),
+      formatMs(m.maxMs),
+      machine !== undefined && Number.isFinite(machine.nodeCpuUsPerOp)
+        ? machine.nodeCpuUsPerOp.toFixed(0)
+        : '–',
+      machine?.speedProbeMs === undefined ? '–' : machine.speedProbeMs.toFixed(0),
+    ];
+  });
   const nodeRows = soak.nodes.map((n) => [
     String(n.minute),
     n.node,
@@ -33,10 +41,23 @@ export function renderSoak(soak: SoakResult): string {
     `## Soak: per ${unit}`,
     '',
     renderTable(
-      [unit, 'seconds', 'ops/s', 'vs first', 'p50 ms', 'p99 ms', 'p99.9 ms', 'max ms'],
+      [
+        unit,
+        'seconds',
+        'ops/s',
+        'vs first',
+        'p50 ms',
+        'p99 ms',
+        'p99.9 ms',
+        'max ms',
+        'nodes CPU µs/op',
+        'speed probe ms',
+      ],
       minuteRows,
-      new Set([2, 3, 4, 5, 6, 7]),
+      new Set([2, 3, 4, 5, 6, 7, 8, 9]),
     ),
+    '',
+    "Nodes CPU µs/op: every node's CPU in the window, summed, per operation. Speed probe: the fixed load of the phase table's probe, timed on a thread of its own at every sample of the window (every 5 s at most), under the load, their median (lower is faster). On a shared VM both move with the host; a sag of the nodes' own shows as CPU per operation rising while the probe stays.",
     '',
     renderTable(
       [
@@ -65,6 +86,12 @@ export function verdictLines(v: SoakVerdict, unit: string): string[] {
     `Verdict, throughput: first ${unit} ${formatCount(v.firstOpsPerSec)} ops/s; lowest ${unit} ` +
     `${v.lowest.minute} at ${formatCount(v.lowest.opsPerSec)} ops/s (${signedPercent(v.lowest.vsFirst - 1)}): ` +
     `${v.throughputOk ? 'OK' : 'SAG'} (${target}).`;
+  const adjusted =
+    v.adjustedLowest === undefined
+      ? []
+      : [
+          `For the machine's speed (each ${unit}'s ops/s × its speed probe, against the first's; information, not the verdict): lowest ${unit} ${v.adjustedLowest.minute} at ${signedPercent(v.adjustedLowest.vsFirst - 1)}.`,
+        ];
   const growth = v.memory.map(
     (m) =>
       `${m.node} heap floor ${delta(m.heapFloorBytes)}, RSS ${delta(m.rssMaxBytes)}, anon ${delta(m.anonMaxBytes)}` +
@@ -75,7 +102,7 @@ export function verdictLines(v: SoakVerdict, unit: string): string[] {
     v.memoryGrew === undefined
       ? 'Verdict, memory: not sampled.'
       : `Verdict, memory (first to last full ${unit}, MiB): ${growth.join('; ')}: ${v.memoryGrew ? 'GREW' : 'flat'} (${rule}).`;
-  return [throughput, memory];
+  return [throughput, ...adjusted, memory];
 }
 
 function seconds(s: number): string {

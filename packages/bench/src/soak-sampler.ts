@@ -1,7 +1,8 @@
 /**
  * `pnpm bench --soak`: samples every node at fixed offsets from the start of the measured time
  * (every sampleMs, on schedule rather than drifting): RSS, anonymous RSS and CPU time from /proc
- * (proc-sampler's readers), heap used and the event-loop delay histogram from its /metrics.
+ * (proc-sampler's readers), heap used and the event-loop delay histogram from its /metrics; and,
+ * on every round, the machine's speed (the speed probe, off this thread).
  */
 import { scrapeMetrics } from './loop-probe.js';
 import { parseCpuMs, parseRssAnonBytes, parseVmRssBytes, readProc } from './proc-sampler.js';
@@ -12,6 +13,13 @@ import type { NodeSample, SampleRound } from './soak-minutes.js';
 const SAMPLE_EVERY_MS_MAX = 5_000;
 /** A bound on the rounds kept (ten hours at 5 s). */
 const ROUNDS_MAX = 7_200;
+
+/** The machine's speed probe, taken on one round of every `everyRounds` (1: on every round). */
+export interface SoakProbe {
+  readonly everyRounds: number;
+  /** Milliseconds of the fixed load (speed-probe.ts); a rejection leaves the round without one. */
+  readonly run: () => Promise<number>;
+}
 
 interface Target {
   readonly url: string;
@@ -30,7 +38,10 @@ export class SoakSampler {
   private timer: NodeJS.Timeout | undefined;
   private pending: Promise<void> = Promise.resolve();
 
-  constructor(readonly everyMs: number) {
+  constructor(
+    readonly everyMs: number,
+    private readonly probe?: SoakProbe,
+  ) {
     if (!(everyMs > 0)) throw new RangeError(`sampling interval must be > 0 ms, got ${everyMs}`);
   }
 
@@ -67,10 +78,22 @@ export class SoakSampler {
   }
 
   private async take(index: number): Promise<void> {
+    const probed = this.probes(index) ? this.probe?.run().catch(() => undefined) : undefined;
     const entries = await Promise.all(
       [...this.targets].map(async ([name, target]) => [name, await sampleNode(target)] as const),
     );
-    this.taken.push({ index, nodes: Object.fromEntries(entries) });
+    const speedProbeMs = await probed;
+    this.taken.push({
+      index,
+      nodes: Object.fromEntries(entries),
+      ...(speedProbeMs === undefined ? {} : { speedProbeMs }),
+    });
+  }
+
+  /** Whether round `index` takes the speed probe: the middle one of every `everyRounds`. */
+  private probes(index: number): boolean {
+    const every = this.probe?.everyRounds;
+    return every !== undefined && every > 0 && index % every === Math.floor(every / 2);
   }
 }
 
