@@ -1,9 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { type AbSample, median, summarizeAb } from './ab-summary.js';
 
-const sample = (round: number, side: 'this' | 'other', n0: number, ops = 1000): AbSample => ({
+const sample = (round: number, side: 'this' | 'other', n0: number, ops = 1000, pair = 0): AbSample => ({
   workload: 'W',
   side,
+  pair,
   round,
   opsPerSec: ops,
   n0UsPerOp: n0,
@@ -44,6 +45,22 @@ describe('bench ab summary', () => {
       1.25,
       0,
     ]);
+  });
+
+  it('gives each pair of clusters its own median ratio, so a pair that favours one side shows apart', () => {
+    // Pair 0: this side's cluster happens to run 10% faster; pair 1: the other's does. The code is the same.
+    const samples = [0, 1, 2, 3, 4, 5].flatMap((round) => {
+      const pair = round < 3 ? 0 : 1;
+      const mine = pair === 0 ? 1100 : 1000;
+      const theirs = pair === 0 ? 1000 : 1100;
+      return [sample(round, 'this', 100, mine, pair), sample(round, 'other', 100, theirs, pair)];
+    });
+    const [w] = summarizeAb(samples);
+    expect(w!.byPair.map((p) => [p.pair, p.rounds, p.opsPerSec])).toEqual([
+      [0, 3, 1.1],
+      [1, 3, 1000 / 1100],
+    ]);
+    expect(w!.opsPerSec.thisLower).toBe(3);
   });
 
   it('median of odd and even counts, NaN of none', () => {

@@ -9,6 +9,9 @@
 export interface AbSample {
   readonly workload: string;
   readonly side: 'this' | 'other';
+  /** The pair of clusters it ran on (0 for the first): rounds of one pair are not independent. */
+  readonly pair: number;
+  /** Numbered across pairs: a round belongs to one pair. */
   readonly round: number;
   readonly opsPerSec: number;
   /** CPU of the node that took the load (n0), per successful operation. */
@@ -28,12 +31,23 @@ export interface PairedFigure {
   readonly thisLower: number;
 }
 
+/** One pair of clusters: the median of its rounds' ratios this / other, per figure. */
+export interface AbPairSummary {
+  readonly pair: number;
+  readonly rounds: number;
+  readonly opsPerSec: number;
+  readonly n0UsPerOp: number;
+  readonly replicasUsPerOp: number;
+}
+
 export interface AbWorkloadSummary {
   readonly workload: string;
   readonly rounds: number;
   readonly opsPerSec: PairedFigure;
   readonly n0UsPerOp: PairedFigure;
   readonly replicasUsPerOp: PairedFigure;
+  /** Per pair of clusters, in pair order. */
+  readonly byPair: readonly AbPairSummary[];
 }
 
 type Figure = 'opsPerSec' | 'n0UsPerOp' | 'replicasUsPerOp';
@@ -57,6 +71,22 @@ export function summarizeAb(samples: readonly AbSample[]): AbWorkloadSummary[] {
       opsPerSec: figure('opsPerSec'),
       n0UsPerOp: figure('n0UsPerOp'),
       replicasUsPerOp: figure('replicasUsPerOp'),
+      byPair: byClusterPair(pairs),
+    };
+  });
+}
+
+function byClusterPair(pairs: readonly [AbSample, AbSample][]): AbPairSummary[] {
+  const ids = [...new Set(pairs.map(([mine]) => mine.pair))].sort((a, b) => a - b);
+  return ids.map((pair) => {
+    const mine = pairs.filter(([m]) => m.pair === pair);
+    const ratio = (name: Figure): number => median(mine.map(([m, t]) => m[name] / t[name]));
+    return {
+      pair,
+      rounds: mine.length,
+      opsPerSec: ratio('opsPerSec'),
+      n0UsPerOp: ratio('n0UsPerOp'),
+      replicasUsPerOp: ratio('replicasUsPerOp'),
     };
   });
 }

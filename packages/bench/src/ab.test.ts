@@ -12,13 +12,15 @@ describe('pnpm bench ab', () => {
     expect(() => parseAbArgs([])).toThrow(/--against DIR is required/);
     expect(parseAbArgs(['--against', '/x'])).toMatchObject({
       workloads: ['W', 'C'],
-      rounds: 8,
+      pairs: 2,
+      rounds: 4,
       windowS: 4,
       keys: 10_000,
     });
     expect(parseAbArgs(['--against', '/x', '--workloads', 'a,w']).workloads).toEqual(['A', 'W']);
     expect(() => parseAbArgs(['--against', '/x', '--workloads', 'W,Z'])).toThrow(/"Z" is not one of/);
     expect(() => parseAbArgs(['--against', '/x', '--rounds', '0'])).toThrow(UsageError);
+    expect(() => parseAbArgs(['--against', '/x', '--pairs', '11'])).toThrow(UsageError);
     expect(parseAbArgs(['--help']).help).toBe(true);
   });
 
@@ -33,9 +35,10 @@ describe('pnpm bench ab', () => {
       n1: { cpuMs: 100, cpuShare: 0.1, rssMaxBytes: 1 },
       n2: { cpuMs: 150, cpuShare: 0.15, rssMaxBytes: 1 },
     };
-    expect(sampleOf('W', 'this', 3, { ops: 5_000, opsPerSec: 500, processes })).toEqual({
+    expect(sampleOf('W', 'this', 3, { ops: 5_000, opsPerSec: 500, processes }, 1)).toEqual({
       workload: 'W',
       side: 'this',
+      pair: 1,
       round: 3,
       opsPerSec: 500,
       n0UsPerOp: 100,
@@ -43,7 +46,7 @@ describe('pnpm bench ab', () => {
     });
   });
 
-  it('compares two clusters window by window and prints the paired table (one round)', async () => {
+  it('compares two pairs of clusters window by window and prints the paired tables (one round each)', async () => {
     const lines: string[] = [];
     const io: SubcommandIo = {
       out: (line) => lines.push(line),
@@ -53,6 +56,8 @@ describe('pnpm bench ab', () => {
     const args = [
       '--against',
       ROOT,
+      '--pairs',
+      '2',
       '--rounds',
       '1',
       '--window-s',
@@ -70,9 +75,24 @@ describe('pnpm bench ab', () => {
     for (const workload of ['W', 'C']) {
       expect(table).toMatch(
         new RegExp(
-          `\\| ${workload} \\| CPU µs/op, n0 \\| \\d+ \\| \\d+ \\| \\d\\.\\d{3} \\| [\\d.]+-[\\d.]+ \\| \\d of 1 \\|`,
+          `\\| ${workload} \\| CPU µs/op, n0 \\| \\d+ \\| \\d+ \\| \\d\\.\\d{3} \\| [\\d.]+-[\\d.]+ \\| \\d of 2 \\|`,
         ),
       );
+      // Per pair: its one round's ratios.
+      for (const pair of [1, 2]) {
+        expect(table).toMatch(
+          new RegExp(
+            `\\| ${workload} \\| ${pair} \\| 1 \\| \\d\\.\\d{3} \\| \\d\\.\\d{3} \\| \\d\\.\\d{3} \\|`,
+          ),
+        );
+      }
     }
+    // Each pair started its two clusters in the other order.
+    expect(lines.filter((l) => /^pair \d+, (this|other):/.test(l)).map((l) => l.split(':')[0])).toEqual([
+      'pair 1, other',
+      'pair 1, this',
+      'pair 2, this',
+      'pair 2, other',
+    ]);
   }, 120_000);
 });

@@ -38,13 +38,17 @@ export const AB_USAGE = `Usage: pnpm bench ab --against DIR [options]
 Compares this checkout's nodes with those of another checkout DIR (built: pnpm install && pnpm
 build there), on this machine at the same time: two local clusters of three nodes (N=3 R=2 W=2),
 load to n0, both loaded with --keys keys, then --rounds rounds in which each workload runs for
---window-s seconds on each cluster in turn (this, other, then other, this, …). Prints each side's
-medians and the median of the paired ratios this / other: CPU per operation of n0 and of the two
-other nodes, and throughput. Nothing is written to disk.
+--window-s seconds on each cluster in turn (this, other, then other, this, …); all of it --pairs
+times, each time with two new clusters, started in the other order. Prints each side's medians and
+the median of the paired ratios this / other (CPU per operation of n0 and of the two other nodes,
+and throughput) over all rounds, and per pair of clusters: a cluster keeps a speed of its own for
+its whole life (up to about 10% on a shared VM), so only pairs are independent of each other.
+Nothing is written to disk.
 
   --against DIR     the other checkout (required)
   --workloads LIST  which workloads, of A, B, C, W (default W,C)
-  --rounds R        rounds (default 8)
+  --pairs P         pairs of clusters, one after the other (default 2)
+  --rounds R        rounds per pair (default 4)
   --window-s S      measured seconds per window (default 4)
   --warmup-s S      unmeasured seconds before each window (default 1)
   --keys K          keys loaded into each cluster (default 10000)
@@ -57,6 +61,7 @@ export interface AbOptions {
   readonly help: boolean;
   readonly against: string;
   readonly workloads: readonly WorkloadName[];
+  readonly pairs: number;
   readonly rounds: number;
   readonly windowS: number;
   readonly warmupS: number;
@@ -76,7 +81,8 @@ export function parseAbArgs(argv: readonly string[]): AbOptions {
       help: { type: 'boolean', short: 'h', default: false },
       against: { type: 'string', default: '' },
       workloads: { type: 'string', default: 'W,C' },
-      rounds: { type: 'string', default: '8' },
+      pairs: { type: 'string', default: '2' },
+      rounds: { type: 'string', default: '4' },
       'window-s': { type: 'string', default: '4' },
       'warmup-s': { type: 'string', default: '1' },
       keys: { type: 'string', default: '10000' },
@@ -96,6 +102,7 @@ export function parseAbArgs(argv: readonly string[]): AbOptions {
     help: values.help,
     against: values.against,
     workloads: workloads as WorkloadName[],
+    pairs: whole('--pairs', values.pairs, 1, 10),
     rounds: whole('--rounds', values.rounds, 1, 100),
     windowS: whole('--window-s', values['window-s'], 1, 600),
     warmupS: whole('--warmup-s', values['warmup-s'], 0, 60),
@@ -141,11 +148,28 @@ export async function abCommand(argv: readonly string[], io: SubcommandIo): Prom
   }
   const cliPath = await otherCli(options.against);
   await checkQuietMachine(options.force, io.out);
+  const samples: AbSample[] = [];
+  for (let pair = 0; pair < options.pairs && !io.signal.aborted; pair++) {
+    // Whatever favours the cluster started (and loaded) first, or second, favours each side in
+    // half the pairs: the other side's first in the first pair.
+    const order = pair % 2 === 0 ? (['other', 'this'] as const) : (['this', 'other'] as const);
+    samples.push(...(await measurePair(options, cliPath, order, pair, io)));
+  }
+  io.out(renderAb(options, summarizeAb(samples)));
+  return io.signal.aborted ? 130 : 0;
+}
+
+/** One pair of clusters, started in `order`, loaded, measured for --rounds rounds, stopped. */
+async function measurePair(
+  options: AbOptions,
+  cliPath: string,
+  order: readonly ['this' | 'other', 'this' | 'other'],
+  pair: number,
+  io: SubcommandIo,
+): Promise<AbSample[]> {
   const sides: Side[] = [];
   try {
-    // The other cluster first (started, then loaded): whatever favours the first cluster (a null
-    // check of a build against itself showed up to a few percent) then favours the other side.
-    for (const name of ['other', 'this'] as const) {
+    for (const name of order) {
       const cluster = await startLocalCluster({
         nodes: 3,
         n: 3,
@@ -155,11 +179,9 @@ export async function abCommand(argv: readonly string[], io: SubcommandIo): Prom
         ...(name === 'other' ? { cliPath } : {}),
       });
       sides.push(openSide(name, cluster, options.connections));
-      io.out(`${name}: ${cluster.nodes.map((n) => n.url).join(', ')}`);
+      io.out(`pair ${pair + 1}, ${name}: ${cluster.nodes.map((n) => n.url).join(', ')}`);
     }
-    const samples = await measure(options, sides, io);
-    io.out(renderAb(options, summarizeAb(samples)));
-    return io.signal.aborted ? 130 : 0;
+    return await measure(options, sides, io, pair);
   } finally {
     for (const side of sides) {
       side.processes.stop();
@@ -183,7 +205,12 @@ function openSide(name: 'this' | 'other', cluster: Cluster, connections: number)
   };
 }
 
-async function measure(options: AbOptions, sides: readonly Side[], io: SubcommandIo): Promise<AbSample[]> {
+async function measure(
+  options: AbOptions,
+  sides: readonly Side[],
+  io: SubcommandIo,
+  pair: number,
+): Promise<AbSample[]> {
   const rng = createRng(1);
   const values = makeValues(VALUE_BYTES, DISTINCT_VALUES, rng);
   const prefix = `ab${Date.now().toString(36)}-`;
@@ -205,18 +232,19 @@ async function measure(options: AbOptions, sides: readonly Side[], io: Subcomman
     await window(side, 'load', loadDriver(target(side), options.keys), true);
   }
   const samples: AbSample[] = [];
-  for (let round = 0; round < options.rounds && !io.signal.aborted; round++) {
-    // this, other; then other, this; …
-    const order = (round % 2 === 0) === (sides[0]!.name === 'this') ? sides : [...sides].reverse();
+  for (let r = 0; r < options.rounds && !io.signal.aborted; r++) {
+    // this, other; then other, this; … Rounds are numbered across pairs.
+    const round = pair * options.rounds + r;
+    const order = (r % 2 === 0) === (sides[0]!.name === 'this') ? sides : [...sides].reverse();
     for (const workload of options.workloads) {
       for (const side of order) {
         const keys = createKeyChooser('zipfian', options.keys, rng);
         const driver = workloadDriver(WORKLOADS[workload], target(side), keys, side.fresh);
         const result = await window(side, workload, driver);
-        samples.push(sampleOf(workload, side.name, round, result));
+        samples.push(sampleOf(workload, side.name, round, result, pair));
       }
     }
-    io.out(`round ${round + 1} of ${options.rounds} done`);
+    io.out(`pair ${pair + 1} of ${options.pairs}: round ${r + 1} of ${options.rounds} done`);
   }
   return samples;
 }
@@ -226,6 +254,7 @@ export function sampleOf(
   side: 'this' | 'other',
   round: number,
   result: Pick<PhaseResult, 'ops' | 'opsPerSec' | 'processes'>,
+  pair = 0,
 ): AbSample {
   const perOp = (cpuMs: number): number => (result.ops === 0 ? Number.NaN : (cpuMs * 1000) / result.ops);
   const { n0, ...others } = result.processes;
@@ -233,6 +262,7 @@ export function sampleOf(
   return {
     workload,
     side,
+    pair,
     round,
     opsPerSec: result.opsPerSec,
     n0UsPerOp: perOp(n0?.cpuMs ?? Number.NaN),
@@ -262,7 +292,30 @@ export function renderAb(
     rows,
     new Set([2, 3, 4]),
   );
-  return `\n# bench ab: this checkout against ${options.against}, windows of ${options.windowS} s\n\n${table}\n`;
+  const pairRows = summaries.flatMap((s) =>
+    s.byPair.map((p) => [
+      s.workload,
+      String(p.pair + 1),
+      String(p.rounds),
+      p.opsPerSec.toFixed(3),
+      p.n0UsPerOp.toFixed(3),
+      p.replicasUsPerOp.toFixed(3),
+    ]),
+  );
+  const byPair = renderTable(
+    ['workload', 'pair', 'rounds', 'ops/s', 'CPU µs/op, n0', 'CPU µs/op, n1 + n2'],
+    pairRows,
+    new Set([2, 3, 4, 5]),
+  );
+  return [
+    `\n# bench ab: this checkout against ${options.against}, windows of ${options.windowS} s\n`,
+    table,
+    '',
+    'Per pair of clusters, this / other (median of its rounds). Rounds of one pair share its two clusters, each of which keeps a speed of its own: a difference is real only where every pair shows it.',
+    '',
+    byPair,
+    '',
+  ].join('\n');
 }
 
 function figureRow(
