@@ -250,7 +250,7 @@ interface SoakHooks {
  * 1-2% of one core at one per 5 s; a window's median of them follows the machine's spells).
  */
 function soakSampler(windowMs: number): SoakSampler {
-  return new SoakSampler(sampleEveryMs(windowMs), { everyRounds: 1, run: () => speedProbeMsOffThread() });
+  return new SoakSampler(sampleEveryMs(windowMs), () => speedProbeMsOffThread());
 }
 
 function soakResult(options: BenchOptions, phase: PhaseResult | undefined, rounds: readonly SampleRound[]) {

@@ -4,6 +4,7 @@
  * LatencyWindows), each node's CPU, heap, RSS and event-loop delay per window (from periodic
  * samples), and the verdict: does throughput stay within 10% of the first window, does memory grow.
  */
+import { median } from './ab-summary.js';
 import { type LoopDelayStats, loopDelayStats } from './loop-probe.js';
 import type { Buckets } from './prom-text.js';
 import type { WindowStats } from './windows.js';
@@ -201,24 +202,16 @@ export function machineMinutes(
 ): SoakMachineMinute[] {
   return minutes.map((m) => {
     const from = (m.minute - 1) * samplesPerWindow;
-    const probe = median(
-      rounds.flatMap((r) =>
-        r.index >= from && r.index < from + samplesPerWindow && r.speedProbeMs !== undefined
-          ? [r.speedProbeMs]
-          : [],
-      ),
+    const probes = rounds.flatMap((r) =>
+      r.index >= from && r.index < from + samplesPerWindow && r.speedProbeMs !== undefined
+        ? [r.speedProbeMs]
+        : [],
     );
+    const probe = probes.length === 0 ? undefined : median(probes);
     const cores = nodes.filter((n) => n.minute === m.minute).reduce((sum, n) => sum + n.cpuCores, 0);
     const nodeCpuUsPerOp = m.opsPerSec > 0 ? (cores * 1e6) / m.opsPerSec : Number.NaN;
     return { minute: m.minute, ...(probe === undefined ? {} : { speedProbeMs: probe }), nodeCpuUsPerOp };
   });
-}
-
-function median(values: readonly number[]): number | undefined {
-  if (values.length === 0) return undefined;
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 === 1 ? sorted[mid] : (sorted[mid - 1]! + sorted[mid]!) / 2;
 }
 
 function extreme(

@@ -14,12 +14,8 @@ const SAMPLE_EVERY_MS_MAX = 5_000;
 /** A bound on the rounds kept (ten hours at 5 s). */
 const ROUNDS_MAX = 7_200;
 
-/** The machine's speed probe, taken on one round of every `everyRounds` (1: on every round). */
-export interface SoakProbe {
-  readonly everyRounds: number;
-  /** Milliseconds of the fixed load (speed-probe.ts); a rejection leaves the round without one. */
-  readonly run: () => Promise<number>;
-}
+/** The machine's speed probe, taken on every round: ms of the fixed load (speed-probe.ts); a rejection leaves the round without one. */
+export type SoakProbe = () => Promise<number>;
 
 interface Target {
   readonly url: string;
@@ -78,7 +74,7 @@ export class SoakSampler {
   }
 
   private async take(index: number): Promise<void> {
-    const probed = this.probes(index) ? this.probe?.run().catch(() => undefined) : undefined;
+    const probed = this.probe?.().catch(() => undefined);
     const entries = await Promise.all(
       [...this.targets].map(async ([name, target]) => [name, await sampleNode(target)] as const),
     );
@@ -88,12 +84,6 @@ export class SoakSampler {
       nodes: Object.fromEntries(entries),
       ...(speedProbeMs === undefined ? {} : { speedProbeMs }),
     });
-  }
-
-  /** Whether round `index` takes the speed probe: the middle one of every `everyRounds`. */
-  private probes(index: number): boolean {
-    const every = this.probe?.everyRounds;
-    return every !== undefined && every > 0 && index % every === Math.floor(every / 2);
   }
 }
 

@@ -9,8 +9,9 @@
  *
  * A context may also name a **coordinator** (paper sections 5 and 6.4): the node that coordinated
  * the read when it is a replica of the key (its own copy is part of every read it coordinates),
- * else the replica that answered the read fastest, or the node that coordinated the write. The next write with this context goes to that
- * node first, which spreads writes over the replicas and makes reading one's own writes likelier.
+ * else the replica that answered the read fastest, or the node that coordinated the write. The
+ * next write with this context goes to that node first, which spreads writes over the replicas
+ * and makes reading one's own writes likelier.
  * It is advice: a write goes elsewhere when that node is down or no longer a replica.
  *
  * Format: `c1.<base64url(JSON {"v": [[node, counter], …], "d": [[node, counter], …], "c"?: node})>.<checksum of key and payload>`.

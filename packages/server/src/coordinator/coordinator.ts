@@ -105,7 +105,7 @@ export class Coordinator {
   /** Contexts issued for cached (frozen, shared) states: see `contextFor`. */
   private readonly issued = new WeakMap<
     KeyState,
-    { readonly key: string; readonly fastest: NodeId | undefined; readonly context: string }
+    { readonly key: string; readonly nextCoordinator: NodeId | undefined; readonly context: string }
   >();
   /** Set by the crash-mid-write fault: nothing answers any more. */
   private dying = false;
@@ -129,20 +129,21 @@ export class Coordinator {
   async get(key: string, options: ReadOptions = {}): Promise<ReadResult> {
     const r = this.quorum('r', options.r);
     const timeoutMs = options.timeoutMs ?? this.deps.settings.requestTimeoutMs;
-    const { state, fastest } = await this.readQuorum(key, r, timeoutMs);
-    // The replica that answered first coordinates the next write with this context (paper 5).
-    return { state, context: this.contextFor(key, state, fastest) };
+    const { state, nextCoordinator } = await this.readQuorum(key, r, timeoutMs);
+    // The replica the read names coordinates the next write with this context (paper 5, 6.4).
+    return { state, context: this.contextFor(key, state, nextCoordinator) };
   }
 
   /**
    * A read's context. A hot key read again and again, with its replicas agreeing, comes back as
    * the same cached state object (frozen): its context is made once per state and coordinator.
    */
-  private contextFor(key: string, state: KeyState, fastest: NodeId | undefined): string {
+  private contextFor(key: string, state: KeyState, nextCoordinator: NodeId | undefined): string {
     const memo = this.issued.get(state);
-    if (memo !== undefined && memo.key === key && memo.fastest === fastest) return memo.context;
-    const context = encodeContext(key, { vv: state.vv, dots: [], coordinator: fastest });
-    if (Object.isFrozen(state)) this.issued.set(state, { key, fastest, context });
+    if (memo !== undefined && memo.key === key && memo.nextCoordinator === nextCoordinator)
+      return memo.context;
+    const context = encodeContext(key, { vv: state.vv, dots: [], coordinator: nextCoordinator });
+    if (Object.isFrozen(state)) this.issued.set(state, { key, nextCoordinator, context });
     return context;
   }
 

@@ -1,8 +1,8 @@
 /**
  * Forwarding a write to the node that should coordinate it (paper section 5): the replica a
- * context names (the read's own coordinator when a replica, else its fastest replica), or a replica of the key when this node is
- * not one. A node that cannot be reached is skipped; when none can, the caller coordinates the
- * write itself (as a fallback: sloppy quorum, paper 4.6).
+ * context names (the read's own coordinator when a replica, else its fastest replica), or a
+ * replica of the key when this node is not one. A node that cannot be reached is skipped; when none
+ * can, the caller coordinates the write itself (as a fallback: sloppy quorum, paper 4.6).
  */
 import { type NodeId, TesseraError } from '@tessera/core';
 import type { PeerDirectory } from '../cluster/peers.js';

@@ -18,7 +18,7 @@ export interface QuorumRead {
    * the read saw): this node when it is a replica and its own copy is in the answer, so that the
    * write is not forwarded back out; else the replica that answered first.
    */
-  readonly fastest: NodeId | undefined;
+  readonly nextCoordinator: NodeId | undefined;
 }
 
 export interface ReadSettings {
@@ -57,7 +57,7 @@ export async function readQuorum(
       node,
       run: () => {
         // A call's node becomes the spare that stands in for it, so its reply is counted as the
-        // spare's (read repair and `fastest` look at primaries only).
+        // spare's (read repair and `nextCoordinator` look at primaries only).
         const answer = withStandIns(node, undefined, spares, (at) => {
           call.node = at;
           return read(at);
@@ -81,7 +81,7 @@ export async function readQuorum(
   const primaries = preference.slice(0, n);
   // A write with the context through this node is then coordinated here: forwarding it to a peer
   // that happened to answer first costs a peer call and that peer's coordination, for nothing.
-  const fastest =
+  const nextCoordinator =
     ownAnswered && primaries.includes(self)
       ? self
       : outcome.replies.find((reply) => primaries.includes(reply.node))?.node;
@@ -95,7 +95,7 @@ export async function readQuorum(
       ),
     () => {},
   );
-  return { state, fastest };
+  return { state, nextCoordinator };
 }
 
 /** Waits for `promise` to settle, at most `timeoutMs`; never rejects. */
