@@ -1,7 +1,7 @@
 /**
  * Samples processes on this machine from /proc (Linux): resident set size from /proc/<pid>/status
- * (VmRSS, and RssAnon) every 250 ms, keeping the maximum, and CPU time from /proc/<pid>/stat at
- * phase edges.
+ * (VmRSS, and RssAnon) every 250 ms, keeping the maximum, and at phase edges CPU time from
+ * /proc/<pid>/stat and the main thread's wait for a core from /proc/<pid>/schedstat.
  */
 import { readFile } from 'node:fs/promises';
 import type { ProcessStats } from './results.js';
@@ -44,6 +44,16 @@ export function parseCpuMs(stat: string): number | undefined {
   return ((userTicks + systemTicks) * 1000) / CLOCK_TICKS_PER_S;
 }
 
+/**
+ * Time the main thread (the event loop) spent runnable but waiting for a core, from the text of
+ * /proc/<pid>/schedstat ("<on cpu ns> <waiting ns> <timeslices>"), in ms; undefined when absent
+ * (a kernel without scheduler statistics).
+ */
+export function parseRunQueueWaitMs(schedstat: string): number | undefined {
+  const waitNs = Number(schedstat.trim().split(/\s+/)[1]);
+  return Number.isFinite(waitNs) ? waitNs / 1e6 : undefined;
+}
+
 export async function readProc<T>(pid: number, file: string, parse: (text: string) => T | undefined) {
   try {
     return parse(await readFile(`/proc/${pid}/${file}`, 'utf8'));
@@ -58,6 +68,7 @@ export class ProcessSampler {
   private readonly runRss = new Map<string, number>();
   private readonly runAnon = new Map<string, number>();
   private readonly phaseCpuStartMs = new Map<string, number>();
+  private readonly phaseWaitStartMs = new Map<string, number>();
   private phaseStartedMs = performance.now();
   private timer: NodeJS.Timeout | undefined;
   private sampling = false;
@@ -85,23 +96,36 @@ export class ProcessSampler {
   async beginPhase(): Promise<void> {
     this.phaseRss.clear();
     this.phaseCpuStartMs.clear();
+    this.phaseWaitStartMs.clear();
     this.phaseStartedMs = performance.now();
     for (const [name, pid] of this.watched) {
       const cpuMs = await readProc(pid, 'stat', parseCpuMs);
       if (cpuMs !== undefined) this.phaseCpuStartMs.set(name, cpuMs);
+      const waitMs = await readProc(pid, 'schedstat', parseRunQueueWaitMs);
+      if (waitMs !== undefined) this.phaseWaitStartMs.set(name, waitMs);
     }
   }
 
-  /** Per process since beginPhase(): max RSS, CPU time, and CPU per wall-clock time. */
+  /**
+   * Per process since beginPhase(): max RSS, CPU time, CPU per wall-clock time, and the share of
+   * wall-clock time its main thread waited for a core.
+   */
   async endPhase(): Promise<Record<string, ProcessStats>> {
     await this.sampleRss();
     const wallMs = Math.max(1, performance.now() - this.phaseStartedMs);
     const out: Record<string, ProcessStats> = {};
     for (const [name, pid] of this.watched) {
-      const cpuEndMs = await readProc(pid, 'stat', parseCpuMs);
-      const cpuStartMs = this.phaseCpuStartMs.get(name);
-      const cpuMs = cpuEndMs === undefined || cpuStartMs === undefined ? Number.NaN : cpuEndMs - cpuStartMs;
-      out[name] = { rssMaxBytes: this.phaseRss.get(name) ?? Number.NaN, cpuMs, cpuShare: cpuMs / wallMs };
+      const cpuMs = since(this.phaseCpuStartMs.get(name), await readProc(pid, 'stat', parseCpuMs));
+      const waitMs = since(
+        this.phaseWaitStartMs.get(name),
+        await readProc(pid, 'schedstat', parseRunQueueWaitMs),
+      );
+      out[name] = {
+        rssMaxBytes: this.phaseRss.get(name) ?? Number.NaN,
+        cpuMs,
+        cpuShare: cpuMs / wallMs,
+        waitShare: waitMs / wallMs,
+      };
     }
     return out;
   }
@@ -132,4 +156,9 @@ export class ProcessSampler {
       this.sampling = false;
     }
   }
+}
+
+/** `end - start`, NaN when either was not read. */
+function since(start: number | undefined, end: number | undefined): number {
+  return start === undefined || end === undefined ? Number.NaN : end - start;
 }

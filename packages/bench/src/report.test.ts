@@ -1,6 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { formatErrors, renderTable } from './format.js';
-import { parseCpuMs, parseRssAnonBytes, parseVmRssBytes } from './proc-sampler.js';
+import {
+  ProcessSampler,
+  parseCpuMs,
+  parseRssAnonBytes,
+  parseRunQueueWaitMs,
+  parseVmRssBytes,
+} from './proc-sampler.js';
 import { renderMarkdown, renderPhaseTable } from './report.js';
 import { type BenchReport, computeRatios, type PhaseResult } from './results.js';
 
@@ -19,7 +25,7 @@ function phase(name: string, system: PhaseResult['system'], opsPerSec: number): 
     byOp: {},
     errors: {},
     siblings: { reads: 0, bySiblings: [0, 0, 0, 0] },
-    processes: { n0: { rssMaxBytes: 180 * MIB, cpuMs: 9_000, cpuShare: 0.9 } },
+    processes: { n0: { rssMaxBytes: 180 * MIB, cpuMs: 9_000, cpuShare: 0.9, waitShare: 0.28 } },
   };
 }
 
@@ -92,7 +98,7 @@ describe('Markdown rendering', () => {
   it('renders ratios, per-process CPU and memory', () => {
     expect(markdown).toContain('| put (W) / bare fastify POST | one | 10.0% |');
     expect(markdown).toContain('| get (C) / bare fastify GET | one | 25.0% |');
-    expect(markdown).toContain('| W (one) | n0 | 0.90 | 300 | 180 |');
+    expect(markdown).toContain('| W (one) | n0 | 0.90 | 0.28 | 300 | 180 |');
     expect(markdown).toContain('Max RSS over the whole run (MiB): n0 190.');
     expect(markdown).toContain('load average 0.10 0.20 0.30 at start');
   });
@@ -141,5 +147,33 @@ describe('/proc parsing', () => {
   it('reads utime plus stime, even when the command name has spaces', () => {
     const stat = '42 (node main) S 1 42 42 0 -1 4194304 100 0 0 0 250 50 0 0 20 0 11 0 1000 0 0';
     expect(parseCpuMs(stat)).toBe(3_000);
+  });
+
+  it("reads the main thread's wait for a core from schedstat, in ms", () => {
+    expect(parseRunQueueWaitMs('6990000000 2820000000 1063\n')).toBe(2_820);
+    expect(parseRunQueueWaitMs('')).toBeUndefined();
+  });
+});
+
+describe('process table', () => {
+  it('shows a dash for the wait in results written before it was measured', () => {
+    const old = phase('W', 'tessera', 3000);
+    const { waitShare: _, ...stats } = old.processes.n0 ?? { rssMaxBytes: 0, cpuMs: 0, cpuShare: 0 };
+    const md = renderMarkdown({ ...report, phases: [{ ...old, processes: { n0: stats } }] });
+    expect(md).toContain('| W (one) | n0 | 0.90 | – | 300 | 180 |');
+  });
+
+  it.runIf(process.platform === 'linux')('measures how long a busy process waited for a core', async () => {
+    const sampler = new ProcessSampler();
+    sampler.watch({ name: 'self', pid: process.pid });
+    await sampler.beginPhase();
+    // Busy for 50 ms: on a core, or waiting for one.
+    let spins = 0;
+    for (const until = performance.now() + 50; performance.now() < until; ) spins++;
+    expect(spins).toBeGreaterThan(0);
+    const { self } = await sampler.endPhase();
+    expect(self?.cpuShare).toBeGreaterThan(0);
+    expect(self?.waitShare).toBeGreaterThanOrEqual(0);
+    expect(self?.waitShare).toBeLessThan(1);
   });
 });

@@ -89,7 +89,10 @@ export function renderPhaseTable(phases: readonly PhaseResult[]): string {
   return renderTable(PHASE_HEADER, rows, new Set([2, 3, 4, 5, 6]));
 }
 
-/** Per phase and process: CPU (in cores), CPU per successful operation, max RSS, event-loop delay p99.9. */
+/**
+ * Per phase and process: CPU (in cores), the main thread's wait for a core (share of the phase),
+ * CPU per successful operation, max RSS, event-loop delay p99.9.
+ */
 export function renderProcessTable(phases: readonly PhaseResult[]): string {
   const rows: string[][] = [];
   for (const p of phases) {
@@ -99,6 +102,7 @@ export function renderProcessTable(phases: readonly PhaseResult[]): string {
         `${p.name} (${p.target})`,
         name,
         Number.isFinite(s.cpuShare) ? s.cpuShare.toFixed(2) : '–',
+        s.waitShare !== undefined && Number.isFinite(s.waitShare) ? s.waitShare.toFixed(2) : '–',
         Number.isFinite(usPerOp) ? formatCount(usPerOp) : '–',
         Number.isFinite(s.rssMaxBytes) ? formatMib(s.rssMaxBytes) : '–',
         formatMs(p.eventLoop?.[name]?.p999Ms ?? Number.NaN),
@@ -108,9 +112,9 @@ export function renderProcessTable(phases: readonly PhaseResult[]): string {
   if (rows.length === 0)
     return 'Processes: not sampled (no /proc, or the processes are not on this machine).';
   return renderTable(
-    ['phase', 'process', 'CPU cores', 'CPU µs/op', 'max RSS MiB', 'loop p99.9 ms'],
+    ['phase', 'process', 'CPU cores', 'waits for a core', 'CPU µs/op', 'max RSS MiB', 'loop p99.9 ms'],
     rows,
-    new Set([2, 3, 4, 5]),
+    new Set([2, 3, 4, 5, 6]),
   );
 }
 

@@ -69,6 +69,12 @@ export interface ProcessStats {
   readonly cpuMs: number;
   /** cpuMs over wall-clock time: 1 is one core kept busy. */
   readonly cpuShare: number;
+  /**
+   * Share of wall-clock time the main thread (the event loop) was ready to run but waited for a
+   * core (/proc/<pid>/schedstat): more cores wanted than the machine has. NaN when not read;
+   * absent in results written before it was measured.
+   */
+  readonly waitShare?: number;
 }
 
 export interface RunSettings {
