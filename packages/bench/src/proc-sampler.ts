@@ -4,6 +4,8 @@
  * /proc/<pid>/stat and the main thread's wait for a core from /proc/<pid>/schedstat.
  */
 import { readFile } from 'node:fs/promises';
+import { cpus } from 'node:os';
+import { type CpuTicks, type MachineCpu, machineCpuBetween, readCpuTicks } from './machine-cpu.js';
 import type { ProcessStats } from './results.js';
 
 export interface WatchedProcess {
@@ -70,6 +72,8 @@ export class ProcessSampler {
   private readonly phaseCpuStartMs = new Map<string, number>();
   private readonly phaseWaitStartMs = new Map<string, number>();
   private phaseStartedMs = performance.now();
+  private phaseTicksStart: CpuTicks | undefined;
+  private lastMachine: MachineCpu | undefined;
   private timer: NodeJS.Timeout | undefined;
   private sampling = false;
 
@@ -98,6 +102,7 @@ export class ProcessSampler {
     this.phaseCpuStartMs.clear();
     this.phaseWaitStartMs.clear();
     this.phaseStartedMs = performance.now();
+    this.phaseTicksStart = await readCpuTicks();
     for (const [name, pid] of this.watched) {
       const cpuMs = await readProc(pid, 'stat', parseCpuMs);
       if (cpuMs !== undefined) this.phaseCpuStartMs.set(name, cpuMs);
@@ -113,6 +118,9 @@ export class ProcessSampler {
   async endPhase(): Promise<Record<string, ProcessStats>> {
     await this.sampleRss();
     const wallMs = Math.max(1, performance.now() - this.phaseStartedMs);
+    const ticks = await readCpuTicks();
+    const start = this.phaseTicksStart;
+    this.lastMachine = start && ticks ? machineCpuBetween(start, ticks, cpus().length) : undefined;
     const out: Record<string, ProcessStats> = {};
     for (const [name, pid] of this.watched) {
       const cpuMs = since(this.phaseCpuStartMs.get(name), await readProc(pid, 'stat', parseCpuMs));
@@ -128,6 +136,11 @@ export class ProcessSampler {
       };
     }
     return out;
+  }
+
+  /** The whole machine's idle and stolen cores over the last phase ended; undefined without /proc/stat. */
+  phaseMachine(): MachineCpu | undefined {
+    return this.lastMachine;
   }
 
   runRssMaxBytes(): Record<string, number> {

@@ -103,6 +103,14 @@ describe('Markdown rendering', () => {
     expect(markdown).toContain('load average 0.10 0.20 0.30 at start');
   });
 
+  it('says how many cores sat idle and how many the host took, per phase', () => {
+    const withMachine = phases.map((p) => ({ ...p, machineCpu: { idleCores: 0.321, stealCores: 0.036 } }));
+    const md = renderMarkdown({ ...report, phases: withMachine });
+    expect(md).toContain('Machine CPU (cores of');
+    expect(md).toContain('W 0.32 idle, 0.04 stolen');
+    expect(markdown).not.toContain('Machine CPU');
+  });
+
   it('says how fast the machine ran around each probed phase', () => {
     expect(markdown).toContain('Speed probe (ms for 60,000 SHA-256 hashes on one core');
     expect(markdown).toContain('W 77.');

@@ -24,6 +24,7 @@ export function renderMarkdown(report: BenchReport): string {
     renderPhaseTable(report.phases),
     '',
     ...renderSpeed(report.phases),
+    ...renderMachineCpu(report.phases, machine.cpus),
     ...(report.soak === undefined ? [] : [renderSoak(report.soak), '']),
     renderRatios(report.ratios),
     '',
@@ -52,6 +53,17 @@ function renderSpeed(phases: readonly PhaseResult[]): string[] {
   if (each.length === 0) return [];
   return [
     `Speed probe (ms for ${SPEED_PROBE_HASHES.toLocaleString('en-US')} SHA-256 hashes on one core, the faster of the probes just before and just after each phase; lower is faster, and only runs at about the same speed compare): ${each.join(', ')}.`,
+    '',
+  ];
+}
+
+function renderMachineCpu(phases: readonly PhaseResult[], cores: number): string[] {
+  const each = phases.flatMap(({ name, machineCpu: m }) =>
+    m === undefined ? [] : [`${name} ${m.idleCores.toFixed(2)} idle, ${m.stealCores.toFixed(2)} stolen`],
+  );
+  if (each.length === 0) return [];
+  return [
+    `Machine CPU (cores of ${cores}, over each measured phase, from /proc/stat; stolen: taken by the host for other guests): ${each.join('; ')}.`,
     '',
   ];
 }

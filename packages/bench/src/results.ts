@@ -2,6 +2,7 @@
 
 import type { KeyDistribution } from './keys.js';
 import type { LoopDelayStats } from './loop-probe.js';
+import type { MachineCpu } from './machine-cpu.js';
 import type { Revision } from './revision.js';
 import type { SoakResult } from './soak-minutes.js';
 import type { WakeProbe } from './wake-probe.js';
@@ -51,6 +52,8 @@ export interface PhaseResult {
   readonly byOp: Readonly<Record<string, OpStats>>;
   /** The speed probe just before the phase and just after it (speed-probe.ts): ms, lower is faster. */
   readonly speedProbeMs?: { readonly before: number; readonly after: number };
+  /** The whole machine over the measured time (machine-cpu.ts): cores idle, and taken by the host. */
+  readonly machineCpu?: MachineCpu;
   /** Failed operations by error code (the API's code, HTTP_<status>, or the transport's code). */
   readonly errors: Readonly<Record<string, number>>;
   readonly siblings: SiblingCounts;

@@ -126,9 +126,11 @@ export async function runPhase(plan: PhasePlan, ctx: PhaseContext): Promise<Phas
   await beginMeasuring();
   const [processes, eventLoop] = await Promise.all([ctx.processes.endPhase(), ctx.loopDelay?.end()]);
   const result = recorder.summarize(plan.head, measuredMs, processes);
+  const machineCpu = ctx.processes.phaseMachine();
   return {
     ...result,
     speedProbeMs: { before: speedBeforeMs, after: speedProbeMs() },
+    ...(machineCpu === undefined ? {} : { machineCpu }),
     ...(windows === undefined ? {} : { windows: windows.summarize() }),
     ...(eventLoop === undefined || Object.keys(eventLoop).length === 0 ? {} : { eventLoop }),
   };
