@@ -13,6 +13,8 @@ export interface CpuTicks {
   readonly idle: number;
   /** Taken by the hypervisor for other guests. */
   readonly steal: number;
+  /** Cores counted (the `cpuN` lines). */
+  readonly cores: number;
 }
 
 export interface MachineCpu {
@@ -30,13 +32,16 @@ export function parseCpuTicks(stat: string): CpuTicks | undefined {
   const values = line.trim().split(/\s+/).slice(0, 8).map(Number);
   if (values.length < 8 || values.some((v) => !Number.isFinite(v))) return undefined;
   const [, , , idle = 0, iowait = 0, , , steal = 0] = values;
-  return { total: values.reduce((a, b) => a + b, 0), idle: idle + iowait, steal };
+  const cores = stat.match(/^cpu\d+\s/gm)?.length ?? 0;
+  if (cores === 0) return undefined;
+  return { total: values.reduce((a, b) => a + b, 0), idle: idle + iowait, steal, cores };
 }
 
-/** Idle and stolen cores between two readings, on a machine of `cores` cores. */
-export function machineCpuBetween(start: CpuTicks, end: CpuTicks, cores: number): MachineCpu | undefined {
+/** Idle and stolen cores between two readings. */
+export function machineCpuBetween(start: CpuTicks, end: CpuTicks): MachineCpu | undefined {
   const total = end.total - start.total;
-  if (total <= 0) return undefined;
+  const { cores } = end;
+  if (total <= 0 || cores !== start.cores) return undefined;
   return {
     idleCores: ((end.idle - start.idle) / total) * cores,
     stealCores: ((end.steal - start.steal) / total) * cores,

@@ -4,7 +4,6 @@
  * /proc/<pid>/stat and the main thread's wait for a core from /proc/<pid>/schedstat.
  */
 import { readFile } from 'node:fs/promises';
-import { cpus } from 'node:os';
 import { type CpuTicks, type MachineCpu, machineCpuBetween, readCpuTicks } from './machine-cpu.js';
 import type { ProcessStats } from './results.js';
 
@@ -120,7 +119,7 @@ export class ProcessSampler {
     const wallMs = Math.max(1, performance.now() - this.phaseStartedMs);
     const ticks = await readCpuTicks();
     const start = this.phaseTicksStart;
-    this.lastMachine = start && ticks ? machineCpuBetween(start, ticks, cpus().length) : undefined;
+    this.lastMachine = start && ticks ? machineCpuBetween(start, ticks) : undefined;
     const out: Record<string, ProcessStats> = {};
     for (const [name, pid] of this.watched) {
       const cpuMs = since(this.phaseCpuStartMs.get(name), await readProc(pid, 'stat', parseCpuMs));

@@ -44,6 +44,7 @@ describe('soak windows', () => {
     // Two samples per 10 s window (every 5 s); the run stopped early at round 5 (25 s).
     const sample = (i: number): NodeSample => ({
       cpuMs: i * 2_500, // half a core
+      waitMs: i * 1_000, // waiting for a core a fifth of the time
       heapUsedBytes: (i % 2 === 0 ? 40 : 60) * MIB,
       rssBytes: (100 + i) * MIB,
       anonBytes: (80 + i) * MIB,
@@ -55,7 +56,12 @@ describe('soak windows', () => {
     }));
     const rows = nodeMinutes(rounds, 2, 5);
     expect(rows.map((r) => r.minute)).toEqual([1, 2, 3]);
-    expect(rows[0]).toMatchObject({ cpuCores: 0.5, heapUsedMinBytes: 40 * MIB, heapUsedMaxBytes: 60 * MIB });
+    expect(rows[0]).toMatchObject({
+      cpuCores: 0.5,
+      waitShare: 0.2,
+      heapUsedMinBytes: 40 * MIB,
+      heapUsedMaxBytes: 60 * MIB,
+    });
     expect(rows[0]!.rssMaxBytes).toBe(102 * MIB);
     expect(rows[1]!.anonMaxBytes).toBe(84 * MIB);
     expect(rows[0]!.loop!.p999Ms).toBeLessThan(1);
@@ -71,6 +77,7 @@ describe('soak verdict', () => {
     minute: k,
     node: 'n0',
     cpuCores: 0.9,
+    waitShare: 0.1,
     heapUsedMinBytes: 50 * MIB,
     heapUsedMaxBytes: 90 * MIB,
     rssMaxBytes: 200 * MIB,
@@ -112,6 +119,7 @@ describe('the machine per soak window', () => {
     minute,
     node: name,
     cpuCores,
+    waitShare: 0.2,
     heapUsedMinBytes: 50 * MIB,
     heapUsedMaxBytes: 90 * MIB,
     rssMaxBytes: 200 * MIB,
@@ -121,20 +129,22 @@ describe('the machine per soak window', () => {
   it("gives each window its speed probe and the nodes' summed CPU per operation", () => {
     // 10 s windows, three rounds each, each with a probe: a window's figure is their median.
     const minutes = soakMinutes([window(0, 20_000), window(10, 10_000)], 10, 20);
+    // Two cores; the host takes a twentieth of the ticks in the first window, none in the second.
+    const ticks = (total: number, steal: number) => ({ total, idle: 0, steal, cores: 2 });
     const rounds: SampleRound[] = [
-      { index: 0, nodes: {}, speedProbeMs: 300 },
+      { index: 0, nodes: {}, speedProbeMs: 300, cpuTicks: ticks(0, 0) },
       { index: 1, nodes: {}, speedProbeMs: 80 },
       { index: 2, nodes: {}, speedProbeMs: 75 },
-      { index: 3, nodes: {}, speedProbeMs: 160 },
+      { index: 3, nodes: {}, speedProbeMs: 160, cpuTicks: ticks(2_000, 100) },
       { index: 4, nodes: {} },
-      { index: 5, nodes: {}, speedProbeMs: 150 },
+      { index: 5, nodes: {}, speedProbeMs: 150, cpuTicks: ticks(3_000, 100) },
     ];
     const nodes = [node(1, 'n0', 0.8), node(1, 'n1', 0.2), node(2, 'n0', 0.8), node(2, 'n1', 0.2)];
     const machine = machineMinutes(rounds, 3, minutes, nodes);
     // One core in all: 1e6 µs per s over 2,000 and then 1,000 ops/s.
     expect(machine).toEqual([
-      { minute: 1, speedProbeMs: 80, nodeCpuUsPerOp: 500 },
-      { minute: 2, speedProbeMs: 155, nodeCpuUsPerOp: 1000 },
+      { minute: 1, speedProbeMs: 80, nodeCpuUsPerOp: 500, stealCores: 0.1 },
+      { minute: 2, speedProbeMs: 155, nodeCpuUsPerOp: 1000, stealCores: 0 },
     ]);
     // Half the throughput on a machine about half as fast: a sag by the verdict, hardly one for the machine's speed.
     const v = soakVerdict(minutes, nodes, 10, machine);
@@ -142,7 +152,9 @@ describe('the machine per soak window', () => {
     expect(v.adjustedLowest?.minute).toBe(2);
     expect(v.adjustedLowest?.vsFirst).toBeCloseTo(155 / 160, 6);
     const text = renderSoak({ windowS: 10, sampleS: 5, minutes, nodes, machine, verdict: v });
-    expect(text).toMatch(/\| 2 \| 10–20 \| 1,000 \| 50\.0% \|.*\| 1000 \| 155 \|/);
+    expect(text).toMatch(/\| 2 \| 10–20 \| 1,000 \| 50\.0% \|.*\| 1000 \| 155 \| 0\.00 \|/);
+    expect(text).toMatch(/\| 1 \|.*\| 500 \| 80 \| 0\.10 \|/);
+    expect(text).toContain('| 1 | n0 | 0.80 | 0.20 | 50–90 |');
     expect(verdictLines(v, 'minute').join('\n')).toMatch(
       /SAG[\s\S]*machine's speed[^\n]*lowest minute 2 at -3\.1%/,
     );

@@ -6,6 +6,7 @@
  */
 import { median } from './ab-summary.js';
 import { type LoopDelayStats, loopDelayStats } from './loop-probe.js';
+import { type CpuTicks, machineCpuBetween } from './machine-cpu.js';
 import type { Buckets } from './prom-text.js';
 import type { WindowStats } from './windows.js';
 
@@ -20,6 +21,8 @@ export interface NodeSample {
   readonly rssBytes?: number;
   readonly anonBytes?: number;
   readonly cpuMs?: number;
+  /** Time the main thread waited for a core so far (proc-sampler.ts `parseRunQueueWaitMs`). */
+  readonly waitMs?: number;
   readonly heapUsedBytes?: number;
   readonly loop?: Buckets;
 }
@@ -30,6 +33,8 @@ export interface SampleRound {
   readonly nodes: Readonly<Record<string, NodeSample>>;
   /** The machine's speed probe (speed-probe.ts), when the round took one: ms, lower is faster. */
   readonly speedProbeMs?: number;
+  /** The whole machine's CPU ticks so far (machine-cpu.ts), when /proc/stat was read. */
+  readonly cpuTicks?: CpuTicks;
 }
 
 export interface SoakMinute {
@@ -52,6 +57,8 @@ export interface SoakNodeMinute {
   readonly node: string;
   /** CPU used over the window, in cores (1 = one core busy). */
   readonly cpuCores: number;
+  /** Share of the window the node's main thread waited for a core; NaN when unknown. */
+  readonly waitShare: number;
   /** Lowest and highest heap used seen in the window: the lowest is the floor GC gets back to. */
   readonly heapUsedMinBytes: number;
   readonly heapUsedMaxBytes: number;
@@ -71,6 +78,8 @@ export interface SoakMachineMinute {
   readonly speedProbeMs?: number;
   /** Every node's CPU over the window, summed, per successful operation, in µs. */
   readonly nodeCpuUsPerOp: number;
+  /** Cores the host took from this VM over the window (steal), when both ends read /proc/stat. */
+  readonly stealCores?: number;
 }
 
 export interface NodeGrowth {
@@ -168,8 +177,13 @@ export function nodeMinutes(
       const first = byIndex.get(from)?.nodes[node];
       const last = byIndex.get(to)?.nodes[node];
       const spanMs = (to - from) * sampleS * 1000;
-      const cpuMs =
-        first?.cpuMs === undefined || last?.cpuMs === undefined ? Number.NaN : last.cpuMs - first.cpuMs;
+      const across = (field: (s: NodeSample) => number | undefined): number => {
+        const a = first === undefined ? undefined : field(first);
+        const b = last === undefined ? undefined : field(last);
+        return a === undefined || b === undefined ? Number.NaN : b - a;
+      };
+      const cpuMs = across((s) => s.cpuMs);
+      const waitMs = across((s) => s.waitMs);
       const loop =
         first?.loop === undefined || last?.loop === undefined
           ? undefined
@@ -178,6 +192,7 @@ export function nodeMinutes(
         minute: k + 1,
         node,
         cpuCores: spanMs > 0 ? cpuMs / spanMs : Number.NaN,
+        waitShare: spanMs > 0 ? waitMs / spanMs : Number.NaN,
         heapUsedMinBytes: extreme(samples, (s) => s.heapUsedBytes, Math.min),
         heapUsedMaxBytes: extreme(samples, (s) => s.heapUsedBytes, Math.max),
         rssMaxBytes: extreme(samples, (s) => s.rssBytes, Math.max),
@@ -191,8 +206,9 @@ export function nodeMinutes(
 
 /**
  * Per window: the median of the speed probes its rounds took (one probe is a moment; the machine
- * changes within a window) and the nodes' CPU per operation (their summed CPU cores over the
- * window's ops/s).
+ * changes within a window), the nodes' CPU per operation (their summed CPU cores over the
+ * window's ops/s), and the cores the host took across the window (from its first round to the
+ * next window's first, or the last round taken).
  */
 export function machineMinutes(
   rounds: readonly SampleRound[],
@@ -200,8 +216,13 @@ export function machineMinutes(
   minutes: readonly SoakMinute[],
   nodes: readonly SoakNodeMinute[],
 ): SoakMachineMinute[] {
+  const byIndex = new Map(rounds.map((r) => [r.index, r]));
+  const lastIndex = Math.max(-1, ...rounds.map((r) => r.index));
   return minutes.map((m) => {
     const from = (m.minute - 1) * samplesPerWindow;
+    const start = byIndex.get(from)?.cpuTicks;
+    const end = byIndex.get(Math.min(from + samplesPerWindow, lastIndex))?.cpuTicks;
+    const stealCores = start && end ? machineCpuBetween(start, end)?.stealCores : undefined;
     const probes = rounds.flatMap((r) =>
       r.index >= from && r.index < from + samplesPerWindow && r.speedProbeMs !== undefined
         ? [r.speedProbeMs]
@@ -210,7 +231,12 @@ export function machineMinutes(
     const probe = probes.length === 0 ? undefined : median(probes);
     const cores = nodes.filter((n) => n.minute === m.minute).reduce((sum, n) => sum + n.cpuCores, 0);
     const nodeCpuUsPerOp = m.opsPerSec > 0 ? (cores * 1e6) / m.opsPerSec : Number.NaN;
-    return { minute: m.minute, ...(probe === undefined ? {} : { speedProbeMs: probe }), nodeCpuUsPerOp };
+    return {
+      minute: m.minute,
+      ...(probe === undefined ? {} : { speedProbeMs: probe }),
+      nodeCpuUsPerOp,
+      ...(stealCores === undefined ? {} : { stealCores }),
+    };
   });
 }
 

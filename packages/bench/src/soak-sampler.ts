@@ -1,11 +1,19 @@
 /**
  * `pnpm bench --soak`: samples every node at fixed offsets from the start of the measured time
- * (every sampleMs, on schedule rather than drifting): RSS, anonymous RSS and CPU time from /proc
- * (proc-sampler's readers), heap used and the event-loop delay histogram from its /metrics; and,
- * on every round, the machine's speed (the speed probe, off this thread).
+ * (every sampleMs, on schedule rather than drifting): RSS, anonymous RSS, CPU time and the main
+ * thread's wait for a core from /proc (proc-sampler's readers), heap used and the event-loop delay
+ * histogram from its /metrics; and, on every round, the machine's speed (the speed probe, off this
+ * thread) and CPU ticks (machine-cpu.ts).
  */
 import { scrapeMetrics } from './loop-probe.js';
-import { parseCpuMs, parseRssAnonBytes, parseVmRssBytes, readProc } from './proc-sampler.js';
+import { readCpuTicks } from './machine-cpu.js';
+import {
+  parseCpuMs,
+  parseRssAnonBytes,
+  parseRunQueueWaitMs,
+  parseVmRssBytes,
+  readProc,
+} from './proc-sampler.js';
 import { HEAP_USED_GAUGE, LOOP_DELAY_FAMILY, parseGauge, parseHistogram } from './prom-text.js';
 import type { NodeSample, SampleRound } from './soak-minutes.js';
 
@@ -75,22 +83,25 @@ export class SoakSampler {
 
   private async take(index: number): Promise<void> {
     const probed = this.probe?.().catch(() => undefined);
-    const entries = await Promise.all(
-      [...this.targets].map(async ([name, target]) => [name, await sampleNode(target)] as const),
-    );
+    const [cpuTicks, ...entries] = await Promise.all([
+      readCpuTicks(),
+      ...[...this.targets].map(async ([name, target]) => [name, await sampleNode(target)] as const),
+    ]);
     const speedProbeMs = await probed;
     this.taken.push({
       index,
       nodes: Object.fromEntries(entries),
       ...(speedProbeMs === undefined ? {} : { speedProbeMs }),
+      ...(cpuTicks === undefined ? {} : { cpuTicks }),
     });
   }
 }
 
 async function sampleNode(target: Target): Promise<NodeSample> {
-  const [status, cpuMs, text] = await Promise.all([
+  const [status, cpuMs, waitMs, text] = await Promise.all([
     target.pid === undefined ? undefined : readProc(target.pid, 'status', (t) => t),
     target.pid === undefined ? undefined : readProc(target.pid, 'stat', parseCpuMs),
+    target.pid === undefined ? undefined : readProc(target.pid, 'schedstat', parseRunQueueWaitMs),
     scrapeMetrics(target.url),
   ]);
   const defined = <K extends keyof NodeSample>(key: K, value: NodeSample[K] | undefined) =>
@@ -99,6 +110,7 @@ async function sampleNode(target: Target): Promise<NodeSample> {
     ...defined('rssBytes', status === undefined ? undefined : parseVmRssBytes(status)),
     ...defined('anonBytes', status === undefined ? undefined : parseRssAnonBytes(status)),
     ...defined('cpuMs', cpuMs),
+    ...defined('waitMs', waitMs),
     ...defined('heapUsedBytes', text === undefined ? undefined : parseGauge(text, HEAP_USED_GAUGE)),
     ...defined('loop', text === undefined ? undefined : parseHistogram(text, LOOP_DELAY_FAMILY)),
   };
