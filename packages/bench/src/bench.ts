@@ -1,6 +1,8 @@
 /**
  * One benchmark run: the bare fastify baseline, then the cluster (started here or given by URL):
- * a load phase if a read workload needs keys, then each workload for each target mode.
+ * a load phase if a read workload needs keys, then each workload for each target mode; then the
+ * bare baseline again, so that a ratio compares the cluster with the machine before and after it
+ * (on a shared VM one phase of a minute can run a third slower than the next).
  */
 import { loadavg } from 'node:os';
 import { createRng, type Rng } from '@tessera/core';
@@ -86,6 +88,9 @@ export async function runBench(options: BenchOptions, io: BenchIo): Promise<Benc
       await runClusterPhases(options, cluster, { values, rng }, ctx, io, record, hooks);
     } finally {
       await cluster.stop();
+    }
+    if (options.bare && !io.signal.aborted) {
+      for (const result of await runBarePhases(options, values[0]!, ctx, io, BARE_AFTER)) record(result);
     }
     return {
       startedAt,
@@ -182,7 +187,16 @@ async function runClusterPhases(
   }
 }
 
-async function runBarePhases(options: BenchOptions, value: string, ctx: PhaseContext, io: BenchIo) {
+/** The bare phases' names after the cluster's: `bare GET (after)`, `bare POST (after)`. */
+const BARE_AFTER = ' (after)';
+
+async function runBarePhases(
+  options: BenchOptions,
+  value: string,
+  ctx: PhaseContext,
+  io: BenchIo,
+  suffix = '',
+) {
   const server = await startBareServer(options.valueBytes);
   io.log(`Bare fastify baseline at ${server.url} (pid ${server.pid})`);
   ctx.processes.watch({ name: 'bare', pid: server.pid });
@@ -192,7 +206,7 @@ async function runBarePhases(options: BenchOptions, value: string, ctx: PhaseCon
     for (const method of ['GET', 'POST'] as const) {
       if (ctx.signal.aborted) break;
       const plan: PhasePlan = {
-        head: { name: `bare ${method}`, system: 'bare-fastify', target: 'bare' },
+        head: { name: `bare ${method}${suffix}`, system: 'bare-fastify', target: 'bare' },
         workers: options.connections,
         warmupMs: options.warmupS * 1000,
         durationMs: options.durationS * 1000,

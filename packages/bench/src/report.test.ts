@@ -76,6 +76,19 @@ describe('ratios', () => {
     expect(report.ratios.getOverBareGet.one).toBeCloseTo(0.25, 12);
   });
 
+  it('divides by the mean of the bare phases before and after the cluster', () => {
+    const after = [
+      phase('bare GET (after)', 'bare-fastify', 20_000),
+      phase('bare POST (after)', 'bare-fastify', 10_000),
+    ];
+    const ratios = computeRatios([...phases, ...after]);
+    expect(ratios.putOverBarePost.one).toBeCloseTo(3_000 / 20_000, 12);
+    expect(ratios.getOverBareGet.one).toBeCloseTo(10_000 / 30_000, 12);
+    expect(renderMarkdown({ ...report, phases: [...phases, ...after], ratios })).toContain(
+      'Each against the mean of the bare phases of its method',
+    );
+  });
+
   it('has none without the bare phases', () => {
     expect(computeRatios(phases.slice(2))).toEqual({ putOverBarePost: {}, getOverBareGet: {} });
   });

@@ -140,7 +140,11 @@ function renderRatios(ratios: Ratios): string {
   add('put (W) / bare fastify POST', ratios.putOverBarePost);
   add('get (C) / bare fastify GET', ratios.getOverBareGet);
   if (rows.length === 0) return 'Ratios: none (needs workloads W or C and the bare fastify phases).';
-  return renderTable(['throughput ratio', 'target', 'value'], rows, new Set([2]));
+  return [
+    renderTable(['throughput ratio', 'target', 'value'], rows, new Set([2])),
+    '',
+    "Each against the mean of the bare phases of its method: before the cluster's phases and, in a full run, after them.",
+  ].join('\n');
 }
 
 function renderRss(

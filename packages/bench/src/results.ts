@@ -145,9 +145,16 @@ export interface BenchReport {
 }
 
 /** Cluster-over-bare throughput ratios from the W and C phases and the bare phases. */
+/**
+ * W over bare POST and C over bare GET, per target mode. The bare figure is the mean of the bare
+ * phases of that method (`bare POST` before the cluster, `bare POST (after)` after it, when the
+ * run had both): the machine's speed around the cluster's phases rather than at one end.
+ */
 export function computeRatios(phases: readonly PhaseResult[]): Ratios {
-  const bare = (name: string): number | undefined =>
-    phases.find((p) => p.system === 'bare-fastify' && p.name === name)?.opsPerSec;
+  const bare = (name: string): number | undefined => {
+    const runs = phases.filter((p) => p.system === 'bare-fastify' && bareMethodName(p.name) === name);
+    return runs.length === 0 ? undefined : runs.reduce((sum, p) => sum + p.opsPerSec, 0) / runs.length;
+  };
   const ratio = (workload: string, base: number | undefined): Partial<Record<TargetMode, number>> => {
     const out: Partial<Record<TargetMode, number>> = {};
     if (base === undefined || base <= 0) return out;
@@ -158,4 +165,9 @@ export function computeRatios(phases: readonly PhaseResult[]): Ratios {
     return out;
   };
   return { putOverBarePost: ratio('W', bare('bare POST')), getOverBareGet: ratio('C', bare('bare GET')) };
+}
+
+/** `bare GET` for `bare GET` and `bare GET (after)`. */
+function bareMethodName(name: string): string {
+  return name.replace(/ \(after\)$/, '');
 }
