@@ -2,8 +2,9 @@
  * `pnpm bench autocannon`: issue 18's cross-check of `pnpm bench`'s ratios with another load
  * generator. autocannon drives the bare fastify server (GET, POST of the same body), then a local
  * cluster with the load to n0: PUTs of fresh keys (workload W) and zipfian GETs of the first
- * `--keys` keys those PUTs wrote (workload C). It prints each phase and the two ratios; nothing is
- * written to disk.
+ * `--keys` keys those PUTs wrote (workload C), then the bare server again. It prints each phase and
+ * the two ratios, each against the mean of its bare phases before and after the cluster's (as
+ * `pnpm bench` does); nothing is written to disk.
  */
 import { parseArgs } from 'node:util';
 import { createRng } from '@tessera/core';
@@ -22,8 +23,9 @@ export const AUTOCANNON_USAGE = `Usage: pnpm bench autocannon [options]
 
 Measures with autocannon (not the harness's own load generator), 50 connections by default:
 bare fastify GET and POST, then a local three-node cluster (N=3 R=2 W=2), load to n0: PUTs of
-fresh keys, then zipfian GETs of the first --keys of them. Prints the ratios put / POST and get / GET.
-About a minute with the defaults.
+fresh keys, then zipfian GETs of the first --keys of them, then bare GET and POST again. Prints the
+ratios put / POST and get / GET, each against the mean of the two bare phases of its method.
+About a minute and a half with the defaults.
 
   --connections C   connections, one request in flight each (default 50)
   --duration-s S    measured seconds per phase (default 10)
@@ -102,24 +104,27 @@ export async function autocannonCommand(argv: readonly string[], io: SubcommandI
     );
   };
 
-  const bare = await startBareServer(options.valueBytes);
-  try {
-    await measure('bare GET', { url: `${bare.url}${BARE_PATH}` });
-    await measure('bare POST', {
-      url: `${bare.url}${BARE_PATH}`,
-      method: 'POST',
-      body,
-      headers: JSON_HEADERS,
-    });
-  } finally {
-    await bare.stop();
-  }
+  const measureBare = async (suffix: string): Promise<void> => {
+    const bare = await startBareServer(options.valueBytes);
+    try {
+      await measure(`bare GET${suffix}`, { url: `${bare.url}${BARE_PATH}` });
+      await measure(`bare POST${suffix}`, {
+        url: `${bare.url}${BARE_PATH}`,
+        method: 'POST',
+        body,
+        headers: JSON_HEADERS,
+      });
+    } finally {
+      await bare.stop();
+    }
+  };
+  await measureBare('');
   const cluster = await startLocalCluster({ nodes: 3, n: 3, r: 2, w: 2, keepData: false });
   try {
     const url = cluster.nodes[0]!.url;
     const prefix = `ac${Date.now().toString(36)}-`;
     let written = 0;
-    await measure('Tessera PUT, fresh keys', {
+    await measure(PUT_PHASE, {
       url,
       requests: [
         {
@@ -129,18 +134,35 @@ export async function autocannonCommand(argv: readonly string[], io: SubcommandI
       ],
     });
     const keys = createKeyChooser('zipfian', Math.max(1, Math.min(written, options.keys)), createRng(2));
-    await measure('Tessera GET, zipfian over those keys', {
+    await measure(GET_PHASE, {
       url,
       requests: [{ method: 'GET', setupRequest: (req) => ({ ...req, path: kvPath(prefix, keys.next()) }) }],
     });
   } finally {
     await cluster.stop();
   }
+  await measureBare(BARE_AFTER);
   const header = ['phase', 'requests/s', 'p50 ms', 'p99 ms', 'p99.9 ms', 'failed'];
   io.out(`\n${renderTable(header, phases.map(row), new Set([1, 2, 3, 4, 5]))}`);
-  const [get, post, put, read] = phases.map((p) => p.perSec);
-  io.out(`\nput / bare POST ${formatPercent(put! / post!)}, get / bare GET ${formatPercent(read! / get!)}`);
+  const { putOverPost, getOverGet } = autocannonRatios(phases);
+  io.out(
+    `\nput / bare POST ${formatPercent(putOverPost)}, get / bare GET ${formatPercent(getOverGet)} (each against the mean of the bare phases before and after the cluster's)`,
+  );
   return io.signal.aborted ? 130 : 0;
+}
+
+const BARE_AFTER = ' (after)';
+const PUT_PHASE = 'Tessera PUT, fresh keys';
+const GET_PHASE = 'Tessera GET, zipfian over those keys';
+
+/** Tessera's PUTs over the mean of the bare POST phases, its GETs over the bare GETs'; NaN for a phase missing. */
+export function autocannonRatios(phases: readonly Pick<Phase, 'name' | 'perSec'>[]): {
+  putOverPost: number;
+  getOverGet: number;
+} {
+  const perSec = (name: string) => phases.find((p) => p.name === name)?.perSec ?? Number.NaN;
+  const bare = (method: string) => (perSec(`bare ${method}`) + perSec(`bare ${method}${BARE_AFTER}`)) / 2;
+  return { putOverPost: perSec(PUT_PHASE) / bare('POST'), getOverGet: perSec(GET_PHASE) / bare('GET') };
 }
 
 const JSON_HEADERS = { 'content-type': 'application/json' };
