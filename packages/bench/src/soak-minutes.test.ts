@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Buckets } from './prom-text.js';
+import { GROWTH_BYTES_MIN } from './soak-memory.js';
 import {
-  GROWTH_BYTES_MIN,
   machineMinutes,
   type NodeSample,
   nodeMinutes,
@@ -111,6 +111,61 @@ describe('soak verdict', () => {
     const v = soakVerdict(soakMinutes([window(0, 100)], 60, 60), [], 60);
     expect(v.throughputOk).toBeUndefined();
     expect(verdictLines(v, 'minute')[0]).toMatch(/none/);
+  });
+});
+
+describe('soak memory', () => {
+  const minute = (k: number, anonMib: number) => ({
+    minute: k,
+    node: 'n0',
+    cpuCores: 0.8,
+    waitShare: 0.2,
+    heapUsedMinBytes: 40 * MIB,
+    heapUsedMaxBytes: 90 * MIB,
+    rssMaxBytes: (anonMib + 50) * MIB,
+    anonMaxBytes: anonMib * MIB,
+  });
+  const minutes = soakMinutes(
+    [0, 60, 120, 180, 240, 300].map((s) => window(s, 6_000)),
+    60,
+    360,
+  );
+
+  it('tells a warm-up (growth in the first half only) from a leak (growth in both halves)', () => {
+    const warm = soakVerdict(
+      minutes,
+      [150, 170, 185, 186, 187, 188].map((a, i) => minute(i + 1, a)),
+      60,
+    );
+    expect(warm.memoryGrew).toBe(true);
+    expect(warm.memoryLater).toMatchObject({ fromMinute: 4, grew: false });
+    const leak = soakVerdict(
+      minutes,
+      [150, 170, 190, 210, 230, 250].map((a, i) => minute(i + 1, a)),
+      60,
+    );
+    expect(leak.memoryGrew).toBe(true);
+    expect(leak.memoryLater).toMatchObject({ fromMinute: 4, grew: true });
+    const lines = verdictLines(warm, 'minute').join('\n');
+    expect(lines).toMatch(/Verdict, memory[^\n]*: GREW/);
+    expect(lines).toMatch(
+      /Memory from the middle full minute \(4\) to the last[^\n]*anon 186 → 188 \(\+2\)[^\n]*: flat\./,
+    );
+  });
+
+  it('gives no later half with fewer than four full windows', () => {
+    const three = soakMinutes(
+      [0, 60, 120].map((s) => window(s, 6_000)),
+      60,
+      180,
+    );
+    expect(
+      soakVerdict(
+        three,
+        [1, 2, 3].map((k) => minute(k, 150)),
+        60,
+      ).memoryLater,
+    ).toBeUndefined();
   });
 });
 

@@ -8,13 +8,11 @@ import { median } from './ab-summary.js';
 import { type LoopDelayStats, loopDelayStats } from './loop-probe.js';
 import { type CpuTicks, machineCpuBetween } from './machine-cpu.js';
 import type { Buckets } from './prom-text.js';
+import { type LaterGrowth, laterGrowth, memoryGrowth, type NodeGrowth } from './soak-memory.js';
 import type { WindowStats } from './windows.js';
 
 /** The target: every full window's throughput at least this share of the first window's. */
 export const THROUGHPUT_SHARE_MIN = 0.9;
-/** Memory grew when the last full window's figure exceeds the first's by this share and GROWTH_BYTES_MIN. */
-export const GROWTH_SHARE = 0.1;
-export const GROWTH_BYTES_MIN = 16 * 1024 * 1024;
 
 /** One node at one sampling instant; a field is absent when that source did not answer. */
 export interface NodeSample {
@@ -82,15 +80,6 @@ export interface SoakMachineMinute {
   readonly stealCores?: number;
 }
 
-export interface NodeGrowth {
-  readonly node: string;
-  /** [first full window, last full window] of the heap floor, RSS and anonymous RSS maxima. */
-  readonly heapFloorBytes: readonly [number, number];
-  readonly rssMaxBytes: readonly [number, number];
-  readonly anonMaxBytes: readonly [number, number];
-  readonly grew: boolean;
-}
-
 export interface SoakVerdict {
   /** Full windows compared; below 2 there is no verdict. */
   readonly fullMinutes: number;
@@ -107,6 +96,8 @@ export interface SoakVerdict {
   readonly adjustedLowest?: { readonly minute: number; readonly vsFirst: number };
   readonly memory: readonly NodeGrowth[];
   readonly memoryGrew?: boolean;
+  /** The same from the middle full window to the last, for information (soak-memory.ts). */
+  readonly memoryLater?: LaterGrowth;
 }
 
 export interface SoakResult {
@@ -263,6 +254,7 @@ export function soakVerdict(
   const worst = rest.reduce((a, b) => (b.opsPerSec < a.opsPerSec ? b : a));
   const vsFirst = worst.opsPerSec / firstOpsPerSec;
   const adjustedLowest = adjustedLow(full, machine);
+  const memoryLater = laterGrowth(nodes, full);
   return {
     fullMinutes: full.length,
     firstOpsPerSec,
@@ -271,6 +263,7 @@ export function soakVerdict(
     ...(adjustedLowest === undefined ? {} : { adjustedLowest }),
     memory,
     ...(memory.length === 0 ? {} : { memoryGrew: memory.some((m) => m.grew) }),
+    ...(memoryLater === undefined ? {} : { memoryLater }),
   };
 }
 
@@ -288,27 +281,4 @@ function adjustedLow(
   const first = adjusted[0]!.work;
   const worst = adjusted.slice(1).reduce((a, b) => (b.work < a.work ? b : a));
   return { minute: worst.minute, vsFirst: worst.work / first };
-}
-
-/** Per node: the first and the last full window's heap floor, RSS and anonymous RSS. */
-function memoryGrowth(nodes: readonly SoakNodeMinute[], fullMinutes: ReadonlySet<number>): NodeGrowth[] {
-  const out: NodeGrowth[] = [];
-  for (const node of [...new Set(nodes.map((n) => n.node))].sort()) {
-    const rows = nodes.filter((n) => n.node === node && fullMinutes.has(n.minute));
-    const first = rows[0];
-    const last = rows.at(-1);
-    if (first === undefined || last === undefined || first === last) continue;
-    const heapFloorBytes = [first.heapUsedMinBytes, last.heapUsedMinBytes] as const;
-    const rssMaxBytes = [first.rssMaxBytes, last.rssMaxBytes] as const;
-    const anonMaxBytes = [first.anonMaxBytes, last.anonMaxBytes] as const;
-    const grew = [heapFloorBytes, rssMaxBytes, anonMaxBytes].some(([a, b]) => grewBeyond(a, b));
-    out.push({ node, heapFloorBytes, rssMaxBytes, anonMaxBytes, grew });
-  }
-  return out;
-}
-
-/** True when `after` exceeds `before` by GROWTH_SHARE of it and by GROWTH_BYTES_MIN; unknown is no growth. */
-export function grewBeyond(before: number, after: number): boolean {
-  if (!Number.isFinite(before) || !Number.isFinite(after)) return false;
-  return after - before > Math.max(GROWTH_BYTES_MIN, before * GROWTH_SHARE);
 }

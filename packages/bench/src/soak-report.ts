@@ -1,12 +1,7 @@
 /** The soak section of a run's Markdown: a row per window, a row per window and node, the verdict. */
 import { formatCount, formatMib, formatMs, formatPercent, renderTable } from './format.js';
-import {
-  GROWTH_BYTES_MIN,
-  GROWTH_SHARE,
-  type SoakResult,
-  type SoakVerdict,
-  THROUGHPUT_SHARE_MIN,
-} from './soak-minutes.js';
+import { GROWTH_BYTES_MIN, GROWTH_SHARE, type NodeGrowth } from './soak-memory.js';
+import { type SoakResult, type SoakVerdict, THROUGHPUT_SHARE_MIN } from './soak-minutes.js';
 
 export function renderSoak(soak: SoakResult): string {
   const unit = soak.windowS === 60 ? 'minute' : `${soak.windowS} s window`;
@@ -96,17 +91,28 @@ export function verdictLines(v: SoakVerdict, unit: string): string[] {
       : [
           `For the machine's speed (each ${unit}'s ops/s × its speed probe, against the first's; information, not the verdict): lowest ${unit} ${v.adjustedLowest.minute} at ${signedPercent(v.adjustedLowest.vsFirst - 1)}.`,
         ];
-  const growth = v.memory.map(
-    (m) =>
-      `${m.node} heap floor ${delta(m.heapFloorBytes)}, RSS ${delta(m.rssMaxBytes)}, anon ${delta(m.anonMaxBytes)}` +
-      (m.grew ? ' (GREW)' : ''),
-  );
   const rule = `growth: over ${formatPercent(GROWTH_SHARE)} and ${formatMib(GROWTH_BYTES_MIN)} MiB`;
   const memory =
     v.memoryGrew === undefined
       ? 'Verdict, memory: not sampled.'
-      : `Verdict, memory (first to last full ${unit}, MiB): ${growth.join('; ')}: ${v.memoryGrew ? 'GREW' : 'flat'} (${rule}).`;
-  return [throughput, ...adjusted, memory];
+      : `Verdict, memory (first to last full ${unit}, MiB): ${growthText(v.memory)}: ${v.memoryGrew ? 'GREW' : 'flat'} (${rule}).`;
+  const later =
+    v.memoryLater === undefined
+      ? []
+      : [
+          `Memory from the middle full ${unit} (${v.memoryLater.fromMinute}) to the last, MiB (information, not the verdict: a warm-up rises in the first half only, a leak in both): ${growthText(v.memoryLater.nodes)}: ${v.memoryLater.grew ? 'GREW' : 'flat'}.`,
+        ];
+  return [throughput, ...adjusted, memory, ...later];
+}
+
+function growthText(nodes: readonly NodeGrowth[]): string {
+  return nodes
+    .map(
+      (m) =>
+        `${m.node} heap floor ${delta(m.heapFloorBytes)}, RSS ${delta(m.rssMaxBytes)}, anon ${delta(m.anonMaxBytes)}` +
+        (m.grew ? ' (GREW)' : ''),
+    )
+    .join('; ');
 }
 
 function seconds(s: number): string {
