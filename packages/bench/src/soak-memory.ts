@@ -5,7 +5,14 @@
  * window to the last is given beside it for information: a leak rises in both halves, a warm-up
  * in the first only.
  */
-import type { SoakMinute, SoakNodeMinute } from './soak-minutes.js';
+/** What the rule reads of a node's window (soak-minutes.ts `SoakNodeMinute` is one). */
+export interface MemoryRow {
+  readonly minute: number;
+  readonly node: string;
+  readonly heapUsedMinBytes: number;
+  readonly rssMaxBytes: number;
+  readonly anonMaxBytes: number;
+}
 
 /** Memory grew when the last full window's figure exceeds the first's by this share and GROWTH_BYTES_MIN. */
 export const GROWTH_SHARE = 0.1;
@@ -30,10 +37,7 @@ export interface LaterGrowth {
 }
 
 /** Per node: the first and the last full window's heap floor, RSS and anonymous RSS. */
-export function memoryGrowth(
-  nodes: readonly SoakNodeMinute[],
-  fullMinutes: ReadonlySet<number>,
-): NodeGrowth[] {
+export function memoryGrowth(nodes: readonly MemoryRow[], fullMinutes: ReadonlySet<number>): NodeGrowth[] {
   const out: NodeGrowth[] = [];
   for (const node of [...new Set(nodes.map((n) => n.node))].sort()) {
     const rows = nodes.filter((n) => n.node === node && fullMinutes.has(n.minute));
@@ -57,8 +61,8 @@ export function grewBeyond(before: number, after: number): boolean {
 
 /** memoryGrowth from the middle full window on; undefined with fewer than LATER_FULL_WINDOWS_MIN. */
 export function laterGrowth(
-  nodes: readonly SoakNodeMinute[],
-  full: readonly SoakMinute[],
+  nodes: readonly MemoryRow[],
+  full: readonly { readonly minute: number }[],
 ): LaterGrowth | undefined {
   if (full.length < LATER_FULL_WINDOWS_MIN) return undefined;
   const later = full.slice(Math.floor(full.length / 2));
