@@ -17,6 +17,7 @@ import { createKeyChooser } from './keys.js';
 import { whole } from './options.js';
 import type { SubcommandIo } from './paper/main.js';
 import { checkQuietMachine } from './quiet-machine.js';
+import { BARE_AFTER, type BareMethod, bareMean } from './results.js';
 import { makeValue, putBody, VALUE_BYTES_MIN } from './values.js';
 
 export const AUTOCANNON_USAGE = `Usage: pnpm bench autocannon [options]
@@ -151,17 +152,19 @@ export async function autocannonCommand(argv: readonly string[], io: SubcommandI
   return io.signal.aborted ? 130 : 0;
 }
 
-const BARE_AFTER = ' (after)';
 const PUT_PHASE = 'Tessera PUT, fresh keys';
 const GET_PHASE = 'Tessera GET, zipfian over those keys';
 
-/** Tessera's PUTs over the mean of the bare POST phases, its GETs over the bare GETs'; NaN for a phase missing. */
+/**
+ * Tessera's PUTs over the mean of the bare POST phases, its GETs over the bare GETs' (of those that
+ * ran: a run stopped early has no bare phases after the cluster's); NaN when a side is missing.
+ */
 export function autocannonRatios(phases: readonly Pick<Phase, 'name' | 'perSec'>[]): {
   putOverPost: number;
   getOverGet: number;
 } {
   const perSec = (name: string) => phases.find((p) => p.name === name)?.perSec ?? Number.NaN;
-  const bare = (method: string) => (perSec(`bare ${method}`) + perSec(`bare ${method}${BARE_AFTER}`)) / 2;
+  const bare = (method: BareMethod) => bareMean(phases, method, (p) => p.perSec) ?? Number.NaN;
   return { putOverPost: perSec(PUT_PHASE) / bare('POST'), getOverGet: perSec(GET_PHASE) / bare('GET') };
 }
 

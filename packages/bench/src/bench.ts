@@ -25,7 +25,7 @@ import type { BenchOptions } from './options.js';
 import { ProcessSampler } from './proc-sampler.js';
 import type { ProgressSink } from './progress.js';
 import { checkQuietMachine } from './quiet-machine.js';
-import { type BenchReport, computeRatios, type PhaseResult, type TargetMode } from './results.js';
+import { BARE_AFTER, type BenchReport, computeRatios, type PhaseResult, type TargetMode } from './results.js';
 import { currentRevision } from './revision.js';
 import { createKeyRouter, type KeyRouter } from './routing.js';
 import { type Driver, type PhaseContext, type PhasePlan, runPhase } from './runner.js';
@@ -186,9 +186,6 @@ async function runClusterPhases(
     for (const list of pools.values()) await Promise.all(list.map((p) => p.close()));
   }
 }
-
-/** The bare phases' names after the cluster's: `bare GET (after)`, `bare POST (after)`. */
-const BARE_AFTER = ' (after)';
 
 async function runBarePhases(
   options: BenchOptions,

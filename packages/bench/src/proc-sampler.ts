@@ -4,6 +4,7 @@
  * /proc/<pid>/stat and the main thread's wait for a core from /proc/<pid>/schedstat.
  */
 import { readFile } from 'node:fs/promises';
+import { since } from './counters.js';
 import { type CpuTicks, type MachineCpu, machineCpuBetween, readCpuTicks } from './machine-cpu.js';
 import type { ProcessStats } from './results.js';
 
@@ -168,9 +169,4 @@ export class ProcessSampler {
       this.sampling = false;
     }
   }
-}
-
-/** `end - start`, NaN when either was not read. */
-function since(start: number | undefined, end: number | undefined): number {
-  return start === undefined || end === undefined ? Number.NaN : end - start;
 }

@@ -151,10 +151,7 @@ export interface BenchReport {
  * run had both): the machine's speed around the cluster's phases rather than at one end.
  */
 export function computeRatios(phases: readonly PhaseResult[]): Ratios {
-  const bare = (name: string): number | undefined => {
-    const runs = phases.filter((p) => p.system === 'bare-fastify' && bareMethodName(p.name) === name);
-    return runs.length === 0 ? undefined : runs.reduce((sum, p) => sum + p.opsPerSec, 0) / runs.length;
-  };
+  const bare = phases.filter((p) => p.system === 'bare-fastify');
   const ratio = (workload: string, base: number | undefined): Partial<Record<TargetMode, number>> => {
     const out: Partial<Record<TargetMode, number>> = {};
     if (base === undefined || base <= 0) return out;
@@ -164,10 +161,25 @@ export function computeRatios(phases: readonly PhaseResult[]): Ratios {
     }
     return out;
   };
-  return { putOverBarePost: ratio('W', bare('bare POST')), getOverBareGet: ratio('C', bare('bare GET')) };
+  const mean = (method: BareMethod) => bareMean(bare, method, (p) => p.opsPerSec);
+  return { putOverBarePost: ratio('W', mean('POST')), getOverBareGet: ratio('C', mean('GET')) };
 }
 
-/** `bare GET` for `bare GET` and `bare GET (after)`. */
-function bareMethodName(name: string): string {
-  return name.replace(/ \(after\)$/, '');
+export type BareMethod = 'GET' | 'POST';
+
+/** Appended to a bare phase's name when it runs after the cluster's (`bare GET (after)`). */
+export const BARE_AFTER = ' (after)';
+
+/**
+ * The mean throughput of the bare phases of `method`, before the cluster's and after them, of
+ * those `phases` holds (`pnpm bench` and `pnpm bench autocannon` alike); undefined when none.
+ */
+export function bareMean<P extends { readonly name: string }>(
+  phases: readonly P[],
+  method: BareMethod,
+  perSec: (phase: P) => number,
+): number | undefined {
+  const names = [`bare ${method}`, `bare ${method}${BARE_AFTER}`];
+  const runs = phases.filter((p) => names.includes(p.name));
+  return runs.length === 0 ? undefined : runs.reduce((sum, p) => sum + perSec(p), 0) / runs.length;
 }

@@ -6,6 +6,7 @@ import {
   type NodeSample,
   nodeMinutes,
   type SampleRound,
+  type SoakNodeMinute,
   soakMinutes,
   soakVerdict,
 } from './soak-minutes.js';
@@ -14,6 +15,21 @@ import { SoakSampler } from './soak-sampler.js';
 import type { WindowStats } from './windows.js';
 
 const MIB = 1024 * 1024;
+
+/** A node's window: steady figures unless `fields` says otherwise. */
+function nodeMinute(minute: number, fields: Partial<SoakNodeMinute> = {}): SoakNodeMinute {
+  return {
+    minute,
+    node: 'n0',
+    cpuCores: 0.9,
+    waitShare: 0.2,
+    heapUsedMinBytes: 50 * MIB,
+    heapUsedMaxBytes: 90 * MIB,
+    rssMaxBytes: 200 * MIB,
+    anonMaxBytes: 150 * MIB,
+    ...fields,
+  };
+}
 
 function window(startS: number, count: number, p99Ms = 20): WindowStats {
   return { startS, count, meanMs: 5, p50Ms: 4, p99Ms, p999Ms: p99Ms * 2, maxMs: p99Ms * 3 };
@@ -73,16 +89,7 @@ describe('soak windows', () => {
 });
 
 describe('soak verdict', () => {
-  const steady = (k: number) => ({
-    minute: k,
-    node: 'n0',
-    cpuCores: 0.9,
-    waitShare: 0.1,
-    heapUsedMinBytes: 50 * MIB,
-    heapUsedMaxBytes: 90 * MIB,
-    rssMaxBytes: 200 * MIB,
-    anonMaxBytes: 150 * MIB,
-  });
+  const steady = (k: number) => nodeMinute(k);
 
   it('passes within 10% of the first full window and flat memory; a partial last window is left out', () => {
     const minutes = soakMinutes([window(0, 6_000), window(60, 5_460), window(120, 10)], 60, 130);
@@ -115,35 +122,27 @@ describe('soak verdict', () => {
 });
 
 describe('soak memory', () => {
-  const minute = (k: number, anonMib: number) => ({
-    minute: k,
-    node: 'n0',
-    cpuCores: 0.8,
-    waitShare: 0.2,
-    heapUsedMinBytes: 40 * MIB,
-    heapUsedMaxBytes: 90 * MIB,
-    rssMaxBytes: (anonMib + 50) * MIB,
-    anonMaxBytes: anonMib * MIB,
-  });
+  const minute = (k: number, anonMib: number) =>
+    nodeMinute(k, { rssMaxBytes: (anonMib + 50) * MIB, anonMaxBytes: anonMib * MIB });
   const minutes = soakMinutes(
     [0, 60, 120, 180, 240, 300].map((s) => window(s, 6_000)),
     60,
     360,
   );
 
-  it('tells a warm-up (growth in the first half only) from a leak (growth in both halves)', () => {
-    const warm = soakVerdict(
+  /** The verdict of six full minutes whose anonymous RSS reads `anonMib`, minute by minute. */
+  const verdictOf = (anonMib: readonly number[]) =>
+    soakVerdict(
       minutes,
-      [150, 170, 185, 186, 187, 188].map((a, i) => minute(i + 1, a)),
+      anonMib.map((a, i) => minute(i + 1, a)),
       60,
     );
+
+  it('tells a warm-up (growth in the first half only) from a leak (growth in both halves)', () => {
+    const warm = verdictOf([150, 170, 185, 186, 187, 188]);
     expect(warm.memoryGrew).toBe(true);
     expect(warm.memoryLater).toMatchObject({ fromMinute: 4, grew: false });
-    const leak = soakVerdict(
-      minutes,
-      [150, 170, 190, 210, 230, 250].map((a, i) => minute(i + 1, a)),
-      60,
-    );
+    const leak = verdictOf([150, 170, 190, 210, 230, 250]);
     expect(leak.memoryGrew).toBe(true);
     expect(leak.memoryLater).toMatchObject({ fromMinute: 4, grew: true });
     const lines = verdictLines(warm, 'minute').join('\n');
@@ -170,16 +169,8 @@ describe('soak memory', () => {
 });
 
 describe('the machine per soak window', () => {
-  const node = (minute: number, name: string, cpuCores: number) => ({
-    minute,
-    node: name,
-    cpuCores,
-    waitShare: 0.2,
-    heapUsedMinBytes: 50 * MIB,
-    heapUsedMaxBytes: 90 * MIB,
-    rssMaxBytes: 200 * MIB,
-    anonMaxBytes: 150 * MIB,
-  });
+  const node = (minute: number, name: string, cpuCores: number) =>
+    nodeMinute(minute, { node: name, cpuCores });
 
   it("gives each window its speed probe and the nodes' summed CPU per operation", () => {
     // 10 s windows, three rounds each, each with a probe: a window's figure is their median.
@@ -244,4 +235,19 @@ describe('the machine per soak window', () => {
     expect(rounds[0]!.speedProbeMs).toBeUndefined();
     expect(rounds[1]!.speedProbeMs).toBe(70);
   });
+
+  it.runIf(process.platform === 'linux')(
+    "reads each node's CPU and wait for a core, and the machine's ticks, on every round",
+    async () => {
+      const sampler = new SoakSampler(1_000);
+      // This process stands in for a node; its /metrics is nowhere (refused at once).
+      sampler.watch('self', 'http://127.0.0.1:9', process.pid);
+      sampler.start();
+      const [round] = await sampler.stop();
+      expect(round?.cpuTicks?.cores).toBeGreaterThan(0);
+      expect(round?.nodes.self?.cpuMs).toBeGreaterThan(0);
+      expect(round?.nodes.self?.waitMs).toBeGreaterThanOrEqual(0);
+      expect(round?.nodes.self?.heapUsedBytes).toBeUndefined();
+    },
+  );
 });

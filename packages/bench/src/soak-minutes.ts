@@ -5,6 +5,7 @@
  * samples), and the verdict: does throughput stay within 10% of the first window, does memory grow.
  */
 import { median } from './ab-summary.js';
+import { since } from './counters.js';
 import { type LoopDelayStats, loopDelayStats } from './loop-probe.js';
 import { type CpuTicks, machineCpuBetween } from './machine-cpu.js';
 import type { Buckets } from './prom-text.js';
@@ -151,13 +152,11 @@ export function nodeMinutes(
   samplesPerWindow: number,
   sampleS: number,
 ): SoakNodeMinute[] {
-  const byIndex = new Map(rounds.map((r) => [r.index, r]));
-  const lastIndex = Math.max(-1, ...rounds.map((r) => r.index));
+  const { byIndex, lastIndex, edges } = roundTable(rounds, samplesPerWindow);
   const names = [...new Set(rounds.flatMap((r) => Object.keys(r.nodes)))].sort();
   const out: SoakNodeMinute[] = [];
   for (let k = 0; k * samplesPerWindow < lastIndex; k++) {
-    const from = k * samplesPerWindow;
-    const to = Math.min((k + 1) * samplesPerWindow, lastIndex);
+    const { from, to } = edges(k);
     const inWindow: SampleRound[] = [];
     for (let i = from; i <= to; i++) {
       const round = byIndex.get(i);
@@ -168,13 +167,8 @@ export function nodeMinutes(
       const first = byIndex.get(from)?.nodes[node];
       const last = byIndex.get(to)?.nodes[node];
       const spanMs = (to - from) * sampleS * 1000;
-      const across = (field: (s: NodeSample) => number | undefined): number => {
-        const a = first === undefined ? undefined : field(first);
-        const b = last === undefined ? undefined : field(last);
-        return a === undefined || b === undefined ? Number.NaN : b - a;
-      };
-      const cpuMs = across((s) => s.cpuMs);
-      const waitMs = across((s) => s.waitMs);
+      const cpuMs = since(first?.cpuMs, last?.cpuMs);
+      const waitMs = since(first?.waitMs, last?.waitMs);
       const loop =
         first?.loop === undefined || last?.loop === undefined
           ? undefined
@@ -207,12 +201,11 @@ export function machineMinutes(
   minutes: readonly SoakMinute[],
   nodes: readonly SoakNodeMinute[],
 ): SoakMachineMinute[] {
-  const byIndex = new Map(rounds.map((r) => [r.index, r]));
-  const lastIndex = Math.max(-1, ...rounds.map((r) => r.index));
+  const { byIndex, edges } = roundTable(rounds, samplesPerWindow);
   return minutes.map((m) => {
-    const from = (m.minute - 1) * samplesPerWindow;
+    const { from, to } = edges(m.minute - 1);
     const start = byIndex.get(from)?.cpuTicks;
-    const end = byIndex.get(Math.min(from + samplesPerWindow, lastIndex))?.cpuTicks;
+    const end = byIndex.get(to)?.cpuTicks;
     const stealCores = start && end ? machineCpuBetween(start, end)?.stealCores : undefined;
     const probes = rounds.flatMap((r) =>
       r.index >= from && r.index < from + samplesPerWindow && r.speedProbeMs !== undefined
@@ -229,6 +222,20 @@ export function machineMinutes(
       ...(stealCores === undefined ? {} : { stealCores }),
     };
   });
+}
+
+/**
+ * Rounds by index, the last index taken, and window k's edges: its first round and the next
+ * window's first (or the last round taken, when the run stopped early).
+ */
+function roundTable(rounds: readonly SampleRound[], samplesPerWindow: number) {
+  const byIndex = new Map(rounds.map((r) => [r.index, r]));
+  const lastIndex = Math.max(-1, ...rounds.map((r) => r.index));
+  const edges = (k: number) => ({
+    from: k * samplesPerWindow,
+    to: Math.min((k + 1) * samplesPerWindow, lastIndex),
+  });
+  return { byIndex, lastIndex, edges };
 }
 
 function extreme(
