@@ -52,6 +52,8 @@ interface StatusBody {
   readonly r: number;
   readonly w: number;
   readonly durability?: string;
+  /** Set by the replication-shape probe (probe/node.ts), never by Tessera. */
+  readonly probe?: boolean;
   readonly members: readonly { readonly nodeId: string; readonly http: string; readonly status: string }[];
 }
 
@@ -119,6 +121,7 @@ function clusterInfo(local: boolean, nodes: readonly NodeHandle[], status: Statu
     r: status.r,
     w: status.w,
     ...(status.durability === undefined ? {} : { durability: status.durability }),
+    ...(status.probe === true ? { probe: true } : {}),
   };
 }
 

@@ -7,6 +7,7 @@ import { parseBenchArgs, transactionsModeArgs, USAGE, UsageError } from './optio
 import { writeResults } from './output.js';
 import { chartsCommand, paperCommand } from './paper/main.js';
 import { PAPER_USAGE } from './paper/options.js';
+import { PROBE_USAGE, probeCommand } from './probe/command.js';
 import { createProgress } from './progress.js';
 import { renderMarkdown } from './report.js';
 import { transactionsCommand } from './txn/main.js';
@@ -63,9 +64,10 @@ const SUBCOMMANDS: ReadonlyMap<string, Subcommand> = new Map([
   ['transactions', { run: transactionsCommand, usage: TXN_USAGE }],
   ['autocannon', { run: autocannonCommand, usage: AUTOCANNON_USAGE }],
   ['ab', { run: abCommand, usage: AB_USAGE }],
+  ['probe', { run: probeCommand, usage: PROBE_USAGE }],
 ]);
 
-/** `pnpm bench paper …`, `charts …`, `transactions …`, `autocannon …` and `ab …`. */
+/** `pnpm bench paper …`, `charts …`, `transactions …`, `autocannon …`, `ab …` and `probe …`. */
 async function runSubcommand(command: Subcommand, argv: readonly string[]): Promise<number> {
   const controller = stopOnSignals();
   try {

@@ -52,6 +52,8 @@ export const USAGE = `Usage: pnpm bench [options]        (or: node packages/benc
        pnpm bench --workload transactions [options]   (or: pnpm bench transactions)
                                    strong keys and transactions in the shapes of the DynamoDB
                                    transactions paper's Figures 5-8 (see --workload transactions --help)
+       pnpm bench probe [options]  the same phases against a replication-shape probe, not Tessera
+                                   (see pnpm bench probe --help)
 
 Runs YCSB-style workloads against a Tessera cluster and a bare fastify server, and writes
 bench-results/<time>.json and .md.

@@ -130,6 +130,14 @@ describe('Markdown rendering', () => {
     expect(renderMarkdown({ ...report, phases: phases.slice(0, 2) })).not.toContain('Speed probe');
   });
 
+  it("says when the nodes were the replication-shape probe's, not Tessera's", () => {
+    expect(markdown).toContain('Cluster: 3 nodes (started by the harness), N=3 R=2 W=2.');
+    const probed = renderMarkdown({ ...report, cluster: { ...report.cluster, local: false, probe: true } });
+    expect(probed).toContain(
+      "Cluster: 3 nodes of the replication-shape probe, not Tessera's (given by --url), N=3",
+    );
+  });
+
   it('says what a wake-up from idle cost, when the run measured it', () => {
     const withWake = {
       ...report,

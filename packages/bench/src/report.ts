@@ -16,7 +16,7 @@ export function renderMarkdown(report: BenchReport): string {
       `${machine.platform}; load average ${load(machine.loadAverageStart)} at start, ${load(machine.loadAverageEnd)} at end.`,
     ...renderWake(machine.wakeProbe),
     `Code: commit ${report.revision.commit}${report.revision.dirty ? ' with local changes in packages/core or packages/server' : ''}.`,
-    `Cluster: ${cluster.nodeIds.length} nodes (${cluster.local ? 'started by the harness' : 'given by --url'}), N=${cluster.n} R=${cluster.r} W=${cluster.w}` +
+    `Cluster: ${cluster.nodeIds.length} ${cluster.probe === true ? "nodes of the replication-shape probe, not Tessera's" : 'nodes'} (${cluster.local ? 'started by the harness' : 'given by --url'}), N=${cluster.n} R=${cluster.r} W=${cluster.w}` +
       `${cluster.durability === undefined ? '' : `, durability ${cluster.durability}`}.`,
     `Load: ${settings.connections} connections${settings.ratePerSec === undefined ? '' : ` at ${settings.ratePerSec} ops/s (open loop)`}, ${settings.durationS} s per phase after ${settings.warmupS} s warmup, ` +
       `${settings.valueBytes}-byte values, ${settings.keys} keys (${settings.distribution}), seed ${settings.seed}.`,

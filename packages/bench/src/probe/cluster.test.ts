@@ -1,0 +1,30 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+// The built probe: its nodes run as processes from dist (`pnpm build` first, as CI does).
+import { type ProbeCluster, startProbeCluster } from '../../dist/probe/cluster.js';
+
+describe('the replication-shape probe', () => {
+  let cluster: ProbeCluster;
+  beforeAll(async () => {
+    cluster = await startProbeCluster();
+  });
+  afterAll(() => cluster?.stop());
+
+  it('answers a put once two of its three nodes stored it, and reads it back through the coordinator', async () => {
+    const [n0] = cluster.urls;
+    const put = await fetch(`${n0}/v1/kv/a`, {
+      method: 'PUT',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ value: { items: [1, 2] } }),
+    });
+    expect(put.status).toBe(200);
+    const got = await fetch(`${n0}/v1/kv/a`);
+    expect(got.status).toBe(200);
+    expect(await got.json()).toEqual({ siblings: [{ value: { items: [1, 2] } }], context: '-' });
+    expect((await fetch(`${n0}/v1/kv/absent`)).status).toBe(404);
+  });
+
+  it('says in its status that it is the probe, for the report', async () => {
+    const status = (await (await fetch(`${cluster.urls[0]}/v1/status`)).json()) as Record<string, unknown>;
+    expect(status).toMatchObject({ nodeId: 'n0', n: 3, r: 2, w: 2, probe: true });
+  });
+});
