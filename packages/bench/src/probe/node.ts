@@ -57,10 +57,21 @@ async function apply(calls: readonly ProbeCall[]): Promise<ProbeReply[]> {
   return replies;
 }
 
-const peerServer = createServer({ noDelay: true }, (socket) => {
+/** Feeds a socket's bytes to `read`; a malformed frame ends the connection, not the process. */
+function onFrames(socket: Socket, read: (chunk: Buffer) => void): void {
   socket.on('error', () => socket.destroy());
-  socket.on(
-    'data',
+  socket.on('data', (chunk: Buffer) => {
+    try {
+      read(chunk);
+    } catch {
+      socket.destroy();
+    }
+  });
+}
+
+const peerServer = createServer({ noDelay: true }, (socket) => {
+  onFrames(
+    socket,
     frameReader((frame) => {
       // A copy: the frame's bytes belong to the socket's chunk, and LevelDB holds values past this tick.
       void apply(decodeCalls(Buffer.from(frame))).then(
@@ -72,10 +83,13 @@ const peerServer = createServer({ noDelay: true }, (socket) => {
 });
 await new Promise<void>((resolve) => peerServer.listen(Number(args.peer), '127.0.0.1', resolve));
 
-type Done = (value: Uint8Array | undefined) => void;
+/** A call's answer: the value (undefined: the node holds none), or FAILED when its peer is gone. */
+const FAILED = Symbol('failed');
+type Done = (value: Uint8Array | undefined | typeof FAILED) => void;
 
 interface Link {
   readonly socket: Socket;
+  closed: boolean;
   outbox: ProbeCall[];
   readonly waiting: Map<number, Done>;
 }
@@ -83,9 +97,9 @@ interface Link {
 function link(address: string): Link {
   const [host, port] = address.split(':');
   const socket = connect({ host: host ?? '127.0.0.1', port: Number(port), noDelay: true });
-  const peer: Link = { socket, outbox: [], waiting: new Map() };
-  socket.on(
-    'data',
+  const peer: Link = { socket, closed: false, outbox: [], waiting: new Map() };
+  onFrames(
+    socket,
     frameReader((frame) => {
       for (const reply of decodeReplies(frame)) {
         const done = peer.waiting.get(reply.id);
@@ -94,9 +108,10 @@ function link(address: string): Link {
       }
     }),
   );
-  socket.on('error', () => {
-    // The probe's peers do not come back: every call waiting on this one fails its request.
-    for (const done of peer.waiting.values()) done(undefined);
+  socket.on('close', () => {
+    // The probe does not reconnect: every call waiting on this peer fails, and every later one.
+    peer.closed = true;
+    for (const done of peer.waiting.values()) done(FAILED);
     peer.waiting.clear();
   });
   return peer;
@@ -125,16 +140,26 @@ function flush(): void {
   }
 }
 
-/** Sends the call to this node and every peer; resolves with the first two answers. */
+/** Sends the call to this node and every peer; resolves with the first two answers, or fails with 503. */
 function quorum(kind: Kind, key: string, value: Uint8Array): Promise<(Uint8Array | undefined)[]> {
-  return new Promise((resolve) => {
+  return new Promise((resolve, reject) => {
     const answers: (Uint8Array | undefined)[] = [];
+    let failures = 0;
     const done: Done = (v) => {
+      if (v === FAILED) {
+        if (++failures === peers.length)
+          reject(Object.assign(new Error('no peer answered'), { statusCode: 503 }));
+        return;
+      }
       answers.push(v);
       if (answers.length === 2) resolve(answers);
     };
     local.push({ id: nextId++, kind, key, value, done });
     for (const peer of peers) {
+      if (peer.closed) {
+        done(FAILED);
+        continue;
+      }
       const id = nextId++;
       peer.waiting.set(id, done);
       peer.outbox.push({ id, kind, key, value });
