@@ -222,6 +222,25 @@ describe('the web store in Chromium', () => {
       },
       SHOWN_MS,
     );
+    // The page follows the cart for a few seconds (what is drawn after the click may still move
+    // it), but not against the reader: once they scroll, it stops, and the page stays where they
+    // took it (were it still following, a later check would bring the cart back).
+    expect(await page.evaluate(() => document.documentElement.dataset.following)).toBe('cart');
+    await page.mouse.move(180, 400);
+    await page.mouse.wheel(0, 600);
+    await until(
+      page,
+      'the page no longer follows the cart',
+      () => document.documentElement.dataset.following === undefined,
+      SHOWN_MS,
+    );
+    await until(
+      page,
+      'the cart scrolled away under the wheel',
+      () => (document.querySelector('[data-testid="cart"]')?.getBoundingClientRect().top ?? 0) < 0,
+      SHOWN_MS,
+    );
+    expect(await page.evaluate(() => document.documentElement.dataset.following)).toBeUndefined();
     await page.context().close();
   });
 });

@@ -52,24 +52,46 @@ export interface SecondHandlers {
   readonly pick: (node: string) => void;
 }
 
-/** When a scroll is checked again: the page may still be laying out what the click changed. */
-const SCROLL_RECHECK_MS = [300, 900, 1_800];
+/**
+ * When a scroll is checked again: the page may still be laying out what the click changed (on a
+ * loaded machine, for seconds).
+ */
+const SCROLL_RECHECK_MS = [300, 900, 1_800, 3_000, 5_000];
+/** How far a section may be from its place under the header before it is brought back. */
+const SCROLL_SLACK_PX = 24;
+/** What says the reader is moving the page themselves: then it is left where they take it. */
+const READER_INPUT = ['wheel', 'touchstart', 'keydown', 'pointerdown'] as const;
 
 /**
  * Scrolls smoothly, or at once for readers who asked for less motion. Then, a few times within
- * two seconds, brings the section back to the top if it is not there: it may not have been drawn
- * yet, or what was drawn after the click (cards, notes) moved it or cut the smooth scroll short.
+ * five seconds, brings the section back under the header if it is not there: it may not have been
+ * drawn yet, or what was drawn after the click (cards, notes) moved it or cut the smooth scroll
+ * short. Once the reader scrolls, types or taps, it stops. While it follows the section, the
+ * page's root element says which (`data-following`).
  */
 function scrollTo(id: string): void {
+  const root = document.documentElement;
   const go = (behavior: ScrollBehavior) =>
     document.getElementById(id)?.scrollIntoView({ behavior, block: 'start' });
   go(matchMedia('(prefers-reduced-motion: reduce)').matches ? 'auto' : 'smooth');
-  for (const ms of SCROLL_RECHECK_MS) {
+  let following = true;
+  const stop = (): void => {
+    following = false;
+    for (const type of READER_INPUT) removeEventListener(type, stop);
+    if (root.dataset.following === id) delete root.dataset.following;
+  };
+  root.dataset.following = id;
+  for (const type of READER_INPUT) addEventListener(type, stop, { passive: true });
+  SCROLL_RECHECK_MS.forEach((ms, i) => {
     setTimeout(() => {
-      const top = document.getElementById(id)?.getBoundingClientRect().top;
-      if (top !== undefined && (top < 0 || top > window.innerHeight / 4)) go('auto');
+      const section = document.getElementById(id);
+      if (!following) return;
+      const place = section === null ? 0 : Number.parseFloat(getComputedStyle(section).scrollMarginTop) || 0;
+      if (section !== null && Math.abs(section.getBoundingClientRect().top - place) > SCROLL_SLACK_PX)
+        go('auto');
+      if (i === SCROLL_RECHECK_MS.length - 1) stop();
     }, ms);
-  }
+  });
 }
 
 export function createActions(
