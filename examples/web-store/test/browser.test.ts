@@ -9,7 +9,17 @@ import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import type { ClusterView, OrdersView } from '../src/shared/api.js';
 import { newCartId } from './harness.js';
-import { attr, box, boxes, clusterContradictions, count, text, tid, until } from './page.js';
+import {
+  attr,
+  box,
+  boxes,
+  clusterContradictions,
+  count,
+  inViewUnderHeader,
+  text,
+  tid,
+  until,
+} from './page.js';
 import { addToCart, cartLine, expectCart, useStoreSession } from './store-session.js';
 
 /** Deadline for what the page shows after an action or a poll (polls run every 1.2 s). */
@@ -213,15 +223,7 @@ describe('the web store in Chromium', () => {
     expect(cart.top).toBeLessThan(mug.top);
     await page.evaluate(() => window.scrollTo(0, 0));
     await page.click(tid('header-cart'));
-    await until(
-      page,
-      'the cart is in view under the header',
-      () => {
-        const top = document.querySelector('[data-testid="cart"]')?.getBoundingClientRect().top ?? -1;
-        return top >= 0 && top < 140;
-      },
-      SHOWN_MS,
-    );
+    await inViewUnderHeader(page, tid('cart'), 'the cart', SHOWN_MS);
     // The page follows the cart for a few seconds (what is drawn after the click may still move
     // it), but not against the reader: once they scroll, it stops, and the page stays where they
     // took it (were it still following, a later check would bring the cart back).

@@ -78,6 +78,41 @@ export function until(page: Page, what: string, fn: () => boolean, timeout: numb
   );
 }
 
+/** Where a section scrolled to from the header must land: its top within this band of the window. */
+const UNDER_HEADER_PX = 140;
+
+/**
+ * Waits until the element's top is in view just under the header (what the header's buttons
+ * scroll to); on a timeout, the error says where it was instead.
+ */
+export async function inViewUnderHeader(
+  page: Page,
+  selector: string,
+  what: string,
+  timeout: number,
+): Promise<void> {
+  try {
+    await page.waitForFunction(
+      (a) => {
+        const top = document.querySelector(a.selector)?.getBoundingClientRect().top ?? -1;
+        return top >= 0 && top < a.band;
+      },
+      { selector, band: UNDER_HEADER_PX },
+      { timeout, polling: POLL_MS },
+    );
+  } catch (err) {
+    const top = await page.evaluate(
+      (sel) => document.querySelector(sel)?.getBoundingClientRect().top,
+      selector,
+    );
+    const at = top === undefined ? 'not on the page' : `at ${Math.round(top)} px`;
+    throw new Error(
+      `timed out after ${timeout} ms waiting until ${what} is in view under the header (0-${UNDER_HEADER_PX} px): ${at} (${page.url()})`,
+      { cause: err },
+    );
+  }
+}
+
 /** An element's box in the viewport (scrolls nothing). */
 export async function box(
   page: Page,

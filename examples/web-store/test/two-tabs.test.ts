@@ -9,7 +9,17 @@
 import type { BrowserContext, Page } from 'playwright-core';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { newCartId, storedCart } from './harness.js';
-import { attr, box, boxes, clusterContradictions, count, text, tid, until } from './page.js';
+import {
+  attr,
+  box,
+  boxes,
+  clusterContradictions,
+  count,
+  inViewUnderHeader,
+  text,
+  tid,
+  until,
+} from './page.js';
 import { addToCart, cartLine, expectCart, useStoreSession } from './store-session.js';
 
 const SHOWN_MS = 10_000;
@@ -174,16 +184,7 @@ describe('the paper’s story in two tabs: 1280x800 and a 390x844 phone', () => 
     await count(right, tid('versions-alert'), 1, SHOWN_MS);
     await right.evaluate(() => window.scrollTo(0, document.body.scrollHeight));
     await right.click(tid('versions-alert'));
-    await until(
-      right,
-      'the merge is in view under the header',
-      () => {
-        const top =
-          document.querySelector('[data-testid="reconciliation"]')?.getBoundingClientRect().top ?? -1;
-        return top >= 0 && top < 140;
-      },
-      SHOWN_MS,
-    );
+    await inViewUnderHeader(right, tid('reconciliation'), 'the merge', SHOWN_MS);
     // Stacked for 390 px: A, then B under it, then the merge under B (waited for: the cards are
     // still being laid out while the page scrolls to the merge).
     await until(
