@@ -23,6 +23,12 @@ describe('the replication-shape probe', () => {
     expect((await fetch(`${n0}/v1/kv/absent`)).status).toBe(404);
   });
 
+  it('refuses requests at the nodes that only serve peers, with 503 at once', async () => {
+    const got = await fetch(`${cluster.urls[1]}/v1/kv/a`);
+    expect(got.status).toBe(503);
+    expect(await got.text()).toContain('send requests to n0');
+  });
+
   it('says in its status that it is the probe, for the report', async () => {
     const status = (await (await fetch(`${cluster.urls[0]}/v1/status`)).json()) as Record<string, unknown>;
     expect(status).toMatchObject({ nodeId: 'n0', n: 3, r: 2, w: 2, probe: true });

@@ -83,7 +83,7 @@ const peerServer = createServer({ noDelay: true }, (socket) => {
 });
 await new Promise<void>((resolve) => peerServer.listen(Number(args.peer), '127.0.0.1', resolve));
 
-/** A call's answer: the value (undefined: the node holds none), or FAILED when its peer is gone. */
+/** A call's answer: the value (undefined: the node holds none), or FAILED when its node could not answer. */
 const FAILED = Symbol('failed');
 type Done = (value: Uint8Array | undefined | typeof FAILED) => void;
 
@@ -130,9 +130,14 @@ function flush(): void {
   const calls = local;
   local = [];
   const doneOf = new Map(calls.map((c) => [c.id, c.done]));
-  void apply(calls).then((replies) => {
-    for (const r of replies) doneOf.get(r.id)?.(r.value);
-  });
+  void apply(calls).then(
+    (replies) => {
+      for (const r of replies) doneOf.get(r.id)?.(r.value);
+    },
+    () => {
+      for (const c of calls) c.done(FAILED);
+    },
+  );
   for (const peer of peers) {
     if (peer.outbox.length === 0) continue;
     peer.socket.write(encodeCalls(peer.outbox));
@@ -140,15 +145,25 @@ function flush(): void {
   }
 }
 
-/** Sends the call to this node and every peer; resolves with the first two answers, or fails with 503. */
+/** Sends the call to this node and every peer; resolves with the first two answers, or fails with 503 once two cannot come. */
 function quorum(kind: Kind, key: string, value: Uint8Array): Promise<(Uint8Array | undefined)[]> {
   return new Promise((resolve, reject) => {
+    if (peers.length === 0) {
+      // n1 and n2 run without peers: they only serve n0, the coordinator of every request.
+      reject(
+        Object.assign(new Error('this probe node only answers its peers; send requests to n0'), {
+          statusCode: 503,
+        }),
+      );
+      return;
+    }
     const answers: (Uint8Array | undefined)[] = [];
     let failures = 0;
     const done: Done = (v) => {
       if (v === FAILED) {
-        if (++failures === peers.length)
-          reject(Object.assign(new Error('no peer answered'), { statusCode: 503 }));
+        // This node and its peers: once fewer than two can answer, the request fails.
+        if (peers.length + 1 - ++failures === 1)
+          reject(Object.assign(new Error('fewer than two nodes can answer'), { statusCode: 503 }));
         return;
       }
       answers.push(v);
