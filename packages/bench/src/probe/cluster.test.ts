@@ -33,4 +33,19 @@ describe('the replication-shape probe', () => {
     const status = (await (await fetch(`${cluster.urls[0]}/v1/status`)).json()) as Record<string, unknown>;
     expect(status).toMatchObject({ nodeId: 'n0', n: 3, r: 2, w: 2, probe: true });
   });
+
+  it('answers at two of three nodes, and with 503 once fewer than two can answer (last: it stops the peers)', async () => {
+    const put = (key: string) =>
+      fetch(`${cluster.urls[0]}/v1/kv/${key}`, {
+        method: 'PUT',
+        headers: { 'content-type': 'application/json' },
+        body: '{"value":1}',
+      });
+    await cluster.stopNode(1);
+    expect((await put('one-peer-gone')).status).toBe(200);
+    await cluster.stopNode(2);
+    const refused = await put('both-peers-gone');
+    expect(refused.status).toBe(503);
+    expect(await refused.text()).toContain('fewer than two nodes can answer');
+  });
 });

@@ -15,6 +15,8 @@ interface Ports {
 export interface ProbeCluster {
   /** n0 (the coordinator of every request sent to it) first. */
   readonly urls: readonly string[];
+  /** Stops one node (its index in `urls`), as a crash would take it away from the others. */
+  stopNode(index: number): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -29,7 +31,13 @@ export async function startProbeCluster(): Promise<ProbeCluster> {
     for (const id of ['n1', 'n2']) nodes.push(await startNode(id, dir, []));
     const peers = nodes.map((n) => `127.0.0.1:${n.ready.peer}`);
     nodes.unshift(await startNode('n0', dir, ['--peers', peers.join(',')]));
-    return { urls: nodes.map((n) => `http://127.0.0.1:${n.ready.http}`), stop };
+    const stopNode = async (index: number): Promise<void> => {
+      const node = nodes[index];
+      if (node === undefined)
+        throw new RangeError(`the probe has nodes 0 to ${nodes.length - 1}, not ${index}`);
+      await node.stop();
+    };
+    return { urls: nodes.map((n) => `http://127.0.0.1:${n.ready.http}`), stopNode, stop };
   } catch (err) {
     await stop();
     throw err;

@@ -49,7 +49,6 @@ export async function probeCommand(argv: readonly string[], io: SubcommandIo): P
   }
   const cluster = await startProbeCluster();
   try {
-    io.out('Cluster: the replication-shape probe (packages/bench/src/probe), not Tessera.');
     const report = await runBench({ ...parsed, urls: cluster.urls }, { ...io, log: io.out });
     const files = await writeResults(report, parsed.outDir);
     io.out(`\n${renderMarkdown(report)}\n`);
