@@ -190,7 +190,9 @@ export class Coordinator {
     const deadline = this.deps.now() + timeoutMs;
     const context =
       given ?? (value === undefined ? await this.blindDeleteContext(key, timeoutMs) : EMPTY_CONTEXT);
-    await this.catchUp(key, context, replicas, deadline);
+    // A context that names nothing (a put without one) has nothing to catch up on: no await.
+    if (context.vv.length > 0 || context.dots.length > 0)
+      await this.catchUp(key, context, replicas, deadline);
     let actor: NodeId | undefined;
     // The ring as of now (after the catch-up's awaits): the acks and the fan-out go by the same list.
     const preference = this.preferenceFor(key);
@@ -317,7 +319,6 @@ export class Coordinator {
     replicas: NodeId[],
     deadline: number,
   ): Promise<void> {
-    if (context.vv.length === 0 && context.dots.length === 0) return;
     const local = (await this.deps.store.read(key)) ?? EMPTY_STATE;
     if (contextCaughtUp(local, context)) return;
     const others = replicas.filter((n) => n !== this.deps.self);

@@ -35,16 +35,16 @@ export interface FanOut {
 export async function replicateWrite(replicas: Replicas, f: FanOut): Promise<void> {
   const { targets, spares } = sloppyTargets(f.preference, f.n, (node) => replicas.isDown(node));
   const remaining = (): number => Math.max(1, f.deadline - f.now());
-  const send = async (target: Target): Promise<void> => {
+  // Plain promise chains, no async wrappers: every put runs this once per replica.
+  const send = (target: Target): Promise<void> => {
     if (target.node === f.self && target.hint === undefined) {
-      await f.localWrite;
-      f.acks.add(f.self);
-      return;
+      return f.localWrite.then(() => f.acks.add(f.self));
     }
-    await withStandIns(target.node, target.hint, spares, async (node, hint) => {
-      await replicas.replicate(node, f.key, f.state, f.encoded, remaining(), hint);
-      f.acks.add(node, hint);
-    });
+    return withStandIns(target.node, target.hint, spares, (node, hint) =>
+      replicas
+        .replicate(node, f.key, f.state, f.encoded, remaining(), hint)
+        .then(() => f.acks.add(node, hint)),
+    );
   };
   const calls = targets.map((target) => ({ node: target.node, run: () => send(target) }));
   await collectQuorum(calls, f.w, remaining(), 'write', f.deadlines);

@@ -69,12 +69,12 @@ export class ChangeQueue<H, S = string> {
   }
 
   private schedule(subject: S, lockKey: string, queue: QueuedChange<H>[]): void {
-    void this.lock.run(lockKey, async () => {
+    void this.lock.run(lockKey, () => {
       // Changes submitted from now on form the next group, written after this one.
       if (this.queues.get(lockKey) === queue) this.queues.delete(lockKey);
       const group = queue.splice(0, CHANGES_PER_WRITE_MAX);
       if (queue.length > 0) this.schedule(subject, lockKey, queue);
-      await this.run(subject, group);
+      return this.run(subject, group);
     });
   }
 }

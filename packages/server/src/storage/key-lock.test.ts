@@ -51,4 +51,41 @@ describe('KeyLock', () => {
     await Promise.all(Array.from({ length: 100 }, (_, i) => lock.run(`key-${i % 10}`, async () => i)));
     expect(lock.size).toBe(0);
   });
+
+  it('never starts a task inside the run call that queued it, and passes on a task that throws at once', async () => {
+    const lock = new KeyLock();
+    const events: string[] = [];
+    const first = lock.run('k', async () => {
+      events.push('first');
+    });
+    events.push('queued');
+    const thrown = lock.run('k', () => {
+      throw new Error('at once');
+    });
+    const third = lock.run('k', async () => 'third');
+    expect(events).toEqual(['queued']);
+    await first;
+    expect(events).toEqual(['queued', 'first']);
+    await expect(thrown).rejects.toThrow('at once');
+    await expect(third).resolves.toBe('third');
+    expect(lock.size).toBe(0);
+  });
+
+  it('holds many waiters of one key in call order and frees the key after the last', async () => {
+    const lock = new KeyLock();
+    const order: number[] = [];
+    const gate = deferred();
+    const head = lock.run('k', () => gate.promise);
+    const rest = Array.from({ length: 50 }, (_, i) =>
+      lock.run('k', async () => {
+        order.push(i);
+        await Promise.resolve();
+      }),
+    );
+    expect(lock.size).toBe(1);
+    gate.resolve();
+    await Promise.all([head, ...rest]);
+    expect(order).toEqual(Array.from({ length: 50 }, (_, i) => i));
+    expect(lock.size).toBe(0);
+  });
 });

@@ -44,4 +44,35 @@ describe('PartitionTrees', () => {
     expect(trees.tally()).toMatchObject({ keys: 1, partitionsCounted: 1 });
     expect(scans).toBe(1);
   });
+
+  it('enters at once when no scan is on, and not while the bucket is scanned', async () => {
+    let open!: () => void;
+    const gate = new Promise<void>((resolve) => {
+      open = resolve;
+    });
+    const trees = new PartitionTrees(async function* () {
+      await gate;
+      yield* [];
+    });
+    const before = trees.enterNow(0, 700);
+    expect(before).toBeTypeOf('function');
+    // The build waits for the change entered before it.
+    let built = false;
+    const building = trees.tree(0).then(() => {
+      built = true;
+    });
+    open();
+    await settle();
+    expect(built).toBe(false);
+    before?.();
+    await building;
+    const during = new PartitionTrees(async function* () {
+      await new Promise<void>(() => {});
+      yield* [];
+    });
+    void during.tree(1);
+    await settle();
+    expect(during.enterNow(1, 700)).toBeUndefined();
+    expect(during.enterNow(2, 700)).toBeTypeOf('function');
+  });
 });

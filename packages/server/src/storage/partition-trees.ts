@@ -110,6 +110,16 @@ export class PartitionTrees {
   async enter(partition: number, bucket: number): Promise<() => void> {
     const slot = slotOf(partition, groupOf(bucket));
     for (let scan = this.scans.get(slot); scan !== undefined; scan = this.scans.get(slot)) await scan;
+    return this.entered(slot);
+  }
+
+  /** `enter` without waiting: the release function, or undefined while the bucket's group is being scanned. */
+  enterNow(partition: number, bucket: number): (() => void) | undefined {
+    const slot = slotOf(partition, groupOf(bucket));
+    return this.scans.has(slot) ? undefined : this.entered(slot);
+  }
+
+  private entered(slot: number): () => void {
     this.inflight.set(slot, (this.inflight.get(slot) ?? 0) + 1);
     let released = false;
     return () => {

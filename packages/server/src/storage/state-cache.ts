@@ -98,6 +98,23 @@ export class StateCache {
   }
 
   /**
+   * The key's cached entry without waiting (counted as a hit), or undefined when it is not cached
+   * (nothing counted: the caller's `load` counts the miss, or `absent` does).
+   */
+  cached(key: string): CachedState | undefined {
+    const hit = this.bytesMax === 0 ? undefined : this.entries.get(key);
+    if (hit === undefined) return undefined;
+    this.hits++;
+    hit.used = true;
+    return hit;
+  }
+
+  /** Counts a miss that needed no engine read (the key is certainly absent). */
+  absent(): void {
+    if (this.bytesMax !== 0) this.misses++;
+  }
+
+  /**
    * After the engine committed the key's new state (undefined: deleted); under the key's lock. A
    * cached key is updated; one not cached stays out (writes of keys nobody reads, such as a load
    * of fresh keys, would only evict the keys that are read).
