@@ -93,9 +93,12 @@ function finish(h0: number, k0: number, length: number): number {
   return h >>> 0;
 }
 
+/** The seed of `keyPosition`. */
+export const RING_POSITION_SEED = 0;
+
 /** The position of a key on the ring: an unsigned 32-bit integer. */
 export function keyPosition(key: string): number {
-  return murmur3Text(key);
+  return murmur3Text(key, RING_POSITION_SEED);
 }
 
 /** A 64-bit checksum as 16 hex characters (two seeded 32-bit hashes). */

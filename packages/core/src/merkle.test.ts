@@ -14,12 +14,14 @@ import {
   MERKLE_LEAF_LEVEL,
   MERKLE_TREE_BYTES,
   MerkleTree,
+  placeOf,
   type RemoteHashes,
   STATE_DIGEST_PATTERN,
   type StateDigest,
   stateDigest,
   treeDigest,
 } from './merkle.js';
+import { PARTITION_COUNT_MAX, partitionOf } from './ring.js';
 import { type KeyState, type Sibling, sameState } from './versions.js';
 
 // A small domain, so that equal states (and near misses) come up often.
@@ -219,5 +221,20 @@ describe('diff', () => {
       ['c', '0000000000000004'],
     ]);
     expect(diffKeyDigests(ours, theirs)).toEqual(['a', 'b', 'c']);
+  });
+});
+
+describe('placeOf', () => {
+  it('answers partitionOf and bucketOf of any key, for any Q', () => {
+    fc.assert(
+      fc.property(
+        fc.oneof(fc.string(), fc.string({ unit: 'binary' }), fc.string({ unit: 'grapheme', maxLength: 300 })),
+        fc.integer({ min: 1, max: PARTITION_COUNT_MAX }),
+        (key, q) => {
+          expect(placeOf(q, key)).toEqual([partitionOf(q, key), bucketOf(key)]);
+        },
+      ),
+      { numRuns: 2000 },
+    );
   });
 });

@@ -12,7 +12,8 @@
  * tombstone therefore never changes a tree, and never makes a peer push it back.
  */
 import { TesseraError } from './errors.js';
-import { hex32, murmur3Text, murmur3TextPair } from './hash.js';
+import { hex32, murmur3Text, murmur3TextPair, RING_POSITION_SEED } from './hash.js';
+import { partitionAt } from './ring.js';
 import type { KeyState } from './versions.js';
 
 /** Leaves (buckets) per tree. */
@@ -50,6 +51,15 @@ export function bucketOf(key: string): number {
   return murmur3Text(key, BUCKET_SEED) % MERKLE_BUCKETS;
 }
 
+/**
+ * A key's partition and Merkle bucket, `[partitionOf(partitionCount, key), bucketOf(key)]`, from
+ * one pass over its UTF-8: a replica places every key it stores.
+ */
+export function placeOf(partitionCount: number, key: string): readonly [number, number] {
+  const [position, bucketHash] = murmur3TextPair(key, RING_POSITION_SEED, BUCKET_SEED);
+  return [partitionAt(partitionCount, position), bucketHash % MERKLE_BUCKETS];
+}
+
 export function stateDigest(state: KeyState): StateDigest {
   const parts: string[] = [`${state.vv.length}v`];
   for (const e of state.vv) parts.push(`${e.node.length}:${e.node}${e.counter};`);
@@ -79,13 +89,18 @@ export class MerkleTree {
   }
 
   /** Replaces `key`'s contribution: XORs out h(key, before), XORs in h(key, after). */
-  update(key: string, before: StateDigest | undefined, after: StateDigest | undefined): void {
+  update(
+    key: string,
+    before: StateDigest | undefined,
+    after: StateDigest | undefined,
+    bucket = bucketOf(key),
+  ): void {
     if (before === after) return;
     let hi = 0;
     let lo = 0;
     if (before !== undefined) [hi, lo] = xorPair(hi, lo, key, before);
     if (after !== undefined) [hi, lo] = xorPair(hi, lo, key, after);
-    let index = bucketOf(key);
+    let index = bucket;
     for (let level = MERKLE_LEAF_LEVEL; level >= 0; level--) {
       const words = this.levels[level]!;
       words[index * 2] = (words[index * 2]! ^ hi) >>> 0;

@@ -32,7 +32,12 @@ export function createRing(partitionCount: number, firstNode: NodeId): Ring {
 }
 
 export function partitionOf(partitionCount: number, key: string): number {
-  return Math.floor((keyPosition(key) * partitionCount) / HASH_SPACE);
+  return partitionAt(partitionCount, keyPosition(key));
+}
+
+/** The partition that holds a ring position (a `keyPosition`). */
+export function partitionAt(partitionCount: number, position: number): number {
+  return Math.floor((position * partitionCount) / HASH_SPACE);
 }
 
 /** Preference lists of a ring, per partition, made on first use: rings are never changed in place. */

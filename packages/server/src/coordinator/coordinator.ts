@@ -93,6 +93,11 @@ export interface WriteOptions {
   readonly forwarded?: boolean;
 }
 
+interface Placed {
+  readonly ring: Ring;
+  readonly preference: readonly NodeId[];
+}
+
 export interface ReadResult {
   readonly state: KeyState;
   readonly context: string;
@@ -163,7 +168,8 @@ export class Coordinator {
     const context = options.context === undefined ? undefined : decodeContext(key, options.context);
     const w = this.quorum('w', options.w);
     const timeoutMs = options.timeoutMs ?? settings.requestTimeoutMs;
-    const replicas = this.replicasFor(key);
+    const placed = this.placed(key);
+    const replicas = placed.preference.slice(0, settings.n);
     const { self, peers } = this.deps;
     const order =
       options.forwarded === true
@@ -176,11 +182,18 @@ export class Coordinator {
     }
     // No replica can coordinate, or this one is chosen: this node does (as a fallback when it is
     // not a replica: sloppy quorum, paper 4.6).
-    return this.coordinateWrite(key, replicas, options.value, context, w, timeoutMs);
+    return this.coordinateWrite(key, placed, replicas, options.value, context, w, timeoutMs);
+  }
+
+  /** The key's preference list, with the ring it was read from. */
+  private placed(key: string): Placed {
+    const ring = this.deps.ring();
+    return { ring, preference: preferenceList(ring, partitionOf(ring.partitionCount, key)) };
   }
 
   private async coordinateWrite(
     key: string,
+    placed: Placed,
     replicas: NodeId[],
     value: Uint8Array | undefined,
     given: CausalContext | undefined,
@@ -194,8 +207,10 @@ export class Coordinator {
     if (context.vv.length > 0 || context.dots.length > 0)
       await this.catchUp(key, context, replicas, deadline);
     let actor: NodeId | undefined;
-    // The ring as of now (after the catch-up's awaits): the acks and the fan-out go by the same list.
-    const preference = this.preferenceFor(key);
+    // The ring as of now (after the catch-up's awaits): the acks and the fan-out go by the same
+    // list. Rings are never changed in place: the same ring, the same list.
+    const ring = this.deps.ring();
+    const preference = ring === placed.ring ? placed.preference : this.preferenceFor(key);
     const acks = new WriteAcks(preference, this.deps.settings.n, w);
     // The new version goes to the other replicas as soon as it is stamped, while this node's own
     // copy is being written (paper section 5); that copy counts as an ack once it is on disk.

@@ -1,4 +1,12 @@
-import { applyWrite, EMPTY_CONTEXT, EMPTY_STATE, MerkleTree, treeDigest, utf8 } from '@tessera/core';
+import {
+  applyWrite,
+  bucketOf,
+  EMPTY_CONTEXT,
+  EMPTY_STATE,
+  MerkleTree,
+  treeDigest,
+  utf8,
+} from '@tessera/core';
 import { describe, expect, it } from 'vitest';
 import { PartitionTrees } from './partition-trees.js';
 
@@ -21,7 +29,8 @@ describe('PartitionTrees', () => {
     });
     const building = trees.tree(0);
     let entered = false;
-    const entering = trees.enter(0, 700).then((release) => {
+    const bucket = bucketOf('k');
+    const entering = trees.enter(0, bucket).then((release) => {
       entered = true;
       return release;
     });
@@ -36,7 +45,7 @@ describe('PartitionTrees', () => {
       nowMs: 1,
       vvEntriesMax: 8,
     });
-    trees.changed(0, 700, 'k', undefined, state, { before: undefined, after: 10 });
+    trees.changed(0, bucket, 'k', undefined, state, { before: undefined, after: 10 });
     release();
     const expected = new MerkleTree();
     expected.update('k', undefined, treeDigest(state));

@@ -146,7 +146,7 @@ export class PartitionTrees {
   ): void {
     const entry = this.entries.get(partition);
     if (entry === undefined || entry.built[groupOf(bucket)] !== 1) return;
-    entry.tree.update(key, treeDigest(before), treeDigest(after));
+    entry.tree.update(key, treeDigest(before), treeDigest(after), bucket);
     if (before !== undefined && bytes.before !== undefined) count(entry.tally, key, before, bytes.before, -1);
     if (after !== undefined && bytes.after !== undefined) count(entry.tally, key, after, bytes.after, 1);
   }

@@ -10,7 +10,7 @@
  * - Layout 1 stored a state under `<partition>/<key>`; `migrateLayout` moves such keys once.
  *   Layout 2 keys never fall in a layout 1 range: `:` sorts after `0`, the end of `<partition>/`.
  */
-import { bucketOf, MERKLE_BUCKETS, partitionOf, TesseraError } from '@tessera/core';
+import { MERKLE_BUCKETS, PARTITION_COUNT_MAX, placeOf, TesseraError } from '@tessera/core';
 
 const PARTITION_HEX_DIGITS = 4;
 const BUCKET_HEX_DIGITS = 3;
@@ -31,13 +31,26 @@ export interface Location {
 }
 
 export function locate(partitionCount: number, key: string): Location {
-  const partition = partitionOf(partitionCount, key);
-  const bucket = bucketOf(key);
+  const [partition, bucket] = placeOf(partitionCount, key);
   return { partition, bucket, dataKey: dataKey(partition, bucket, key) };
 }
 
+/** `pppp:` per partition, made on first use (every stored write builds a data key). */
+const partitionPrefixes: string[] = [];
+/** `bbb/` per Merkle bucket. */
+const bucketSuffixes: readonly string[] = Array.from(
+  { length: MERKLE_BUCKETS },
+  (_, b) => `${hex(b, BUCKET_HEX_DIGITS)}/`,
+);
+
 export function dataKey(partition: number, bucket: number, key: string): string {
-  return `${hex(partition, PARTITION_HEX_DIGITS)}:${hex(bucket, BUCKET_HEX_DIGITS)}/${key}`;
+  let p = partitionPrefixes[partition];
+  if (p === undefined) {
+    p = `${hex(partition, PARTITION_HEX_DIGITS)}:`;
+    if (Number.isInteger(partition) && partition >= 0 && partition < PARTITION_COUNT_MAX)
+      partitionPrefixes[partition] = p;
+  }
+  return p + (bucketSuffixes[bucket] ?? `${hex(bucket, BUCKET_HEX_DIGITS)}/`) + key;
 }
 
 /** The user key of a data key. */
