@@ -112,6 +112,8 @@ export class Coordinator {
     KeyState,
     { readonly key: string; readonly nextCoordinator: NodeId | undefined; readonly context: string }
   >();
+  /** `primaries` of each preference list seen (lists live as long as their ring). */
+  private readonly primariesOf = new WeakMap<readonly NodeId[], readonly NodeId[]>();
   /** Set by the crash-mid-write fault: nothing answers any more. */
   private dying = false;
 
@@ -169,7 +171,7 @@ export class Coordinator {
     const w = this.quorum('w', options.w);
     const timeoutMs = options.timeoutMs ?? settings.requestTimeoutMs;
     const placed = this.placed(key);
-    const replicas = placed.preference.slice(0, settings.n);
+    const replicas = this.primaries(placed.preference);
     const { self, peers } = this.deps;
     const order =
       options.forwarded === true
@@ -185,6 +187,19 @@ export class Coordinator {
     return this.coordinateWrite(key, placed, replicas, options.value, context, w, timeoutMs);
   }
 
+  /**
+   * The first N of a preference list (the key's replicas), made once per list: the lists are
+   * frozen and shared, and slicing a frozen array takes V8's slow path (about 0.5 µs a put).
+   */
+  private primaries(preference: readonly NodeId[]): readonly NodeId[] {
+    let replicas = this.primariesOf.get(preference);
+    if (replicas === undefined) {
+      replicas = Object.freeze(preference.slice(0, this.deps.settings.n));
+      this.primariesOf.set(preference, replicas);
+    }
+    return replicas;
+  }
+
   /** The key's preference list, with the ring it was read from. */
   private placed(key: string): Placed {
     const ring = this.deps.ring();
@@ -194,7 +209,7 @@ export class Coordinator {
   private async coordinateWrite(
     key: string,
     placed: Placed,
-    replicas: NodeId[],
+    replicas: readonly NodeId[],
     value: Uint8Array | undefined,
     given: CausalContext | undefined,
     w: number,
@@ -233,10 +248,9 @@ export class Coordinator {
     // This replica's own copy is on disk: its ack, whether or not the fan-out counted it yet.
     if (replicas.includes(this.deps.self)) acks.add(this.deps.self);
     const written = value === undefined || actor === undefined ? undefined : latestDot(stored, actor);
-    const encoded = encodeContext(key, {
-      ...contextAfterWrite(context, written),
-      coordinator: this.deps.self,
-    });
+    // Fields named, not spread: a spread of the context cost a put about 1 µs on the coordinator.
+    const after = contextAfterWrite(context, written);
+    const encoded = encodeContext(key, { vv: after.vv, dots: after.dots, coordinator: this.deps.self });
     return { context: encoded, stored: acks.receipt() };
   }
 
@@ -331,7 +345,7 @@ export class Coordinator {
   private async catchUp(
     key: string,
     context: CausalContext,
-    replicas: NodeId[],
+    replicas: readonly NodeId[],
     deadline: number,
   ): Promise<void> {
     const local = (await this.deps.store.read(key)) ?? EMPTY_STATE;
