@@ -58,7 +58,7 @@ export class Replicas {
    * Merges `state` into `node`'s copy; with `hint`, `node` keeps it as a hint for that down replica
    * instead. `encoded` is `encodeState(state)`, made once per write.
    */
-  async replicate(
+  replicate(
     node: NodeId,
     key: string,
     state: KeyState,
@@ -66,12 +66,20 @@ export class Replicas {
     timeoutMs: number,
     hint?: NodeId,
   ): Promise<void> {
+    // Promise chains rather than an async frame: every put runs this once per peer.
+    // A failure is always a rejection, never a throw (callers chain `.catch`).
     if (node === this.self) {
-      if (hint === undefined || hint === this.self) await this.store.merge(key, state);
-      else await this.hints.add(hint, key, state);
-      return;
+      try {
+        const local =
+          hint === undefined || hint === this.self
+            ? this.store.merge(key, state)
+            : this.hints.add(hint, key, state);
+        return local.then(nothing);
+      } catch (err) {
+        return Promise.reject(err);
+      }
     }
-    await this.peers.call(node, (c) => c.replicate(key, encoded, timeoutMs, hint));
+    return this.peers.call(node, (c) => c.replicate(key, encoded, timeoutMs, hint)).then(nothing);
   }
 
   /** Sends a merged state to `node` without waiting (read repair); failures only mark the peer. */
@@ -79,3 +87,5 @@ export class Replicas {
     this.replicate(node, key, state, encodeState(state), timeoutMs).catch(() => {});
   }
 }
+
+function nothing(): void {}

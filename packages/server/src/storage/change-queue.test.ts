@@ -1,7 +1,7 @@
 import { EMPTY_STATE, type KeyState } from '@tessera/core';
 import { describe, expect, it } from 'vitest';
 import { oldSpaceGrowthBytes } from '../../test/promotion-kit.js';
-import { ChangeQueue } from './change-queue.js';
+import { ChangeQueue, type QueuedChange } from './change-queue.js';
 import { KeyLock } from './key-lock.js';
 
 describe('ChangeQueue and the garbage collector', () => {
@@ -24,5 +24,30 @@ describe('ChangeQueue and the garbage collector', () => {
     });
     await Promise.all(running);
     expect(grownBytes).toBeLessThan(3_000_000);
+  });
+});
+
+describe('ChangeQueue groups', () => {
+  it('writes changes of one turn together, the ones that queue while the key is busy next, and none across a lock taken between', async () => {
+    const lock = new KeyLock<QueuedChange<string>[]>();
+    const groups: string[][] = [];
+    let gate: (() => void) | undefined;
+    const queue = new ChangeQueue<string>(lock, async (_key, group) => {
+      groups.push(group.map((c) => c.how));
+      if (gate === undefined) await new Promise<void>((r) => (gate = r));
+      for (const change of group) change.resolve(change.fn(EMPTY_STATE));
+    });
+    const submit = (name: string) => queue.submit('k', 'k', (s) => s, name);
+    const first = [submit('a'), submit('b')];
+    await new Promise((r) => setImmediate(r));
+    // a and b are being written; c and d wait together; then a lock taken by someone else; then e.
+    const second = [submit('c'), submit('d')];
+    queue.close('k');
+    const other = lock.run('k', async () => groups.push(['lock']));
+    const third = [submit('e')];
+    gate!();
+    await Promise.all([...first, ...second, other, ...third]);
+    expect(groups).toEqual([['a', 'b'], ['c', 'd'], ['lock'], ['e']]);
+    expect(lock.size).toBe(0);
   });
 });

@@ -7,7 +7,6 @@
  * none is answered before the write that holds it is committed.
  */
 import { type KeyState, sameState } from '@tessera/core';
-import { KeyTable } from '../util/key-table.js';
 import type { KeyLock } from './key-lock.js';
 
 /** Changes written together at most; the rest wait for the next write. */
@@ -30,34 +29,23 @@ export interface Accepted<H> {
 
 /** `S`: what `run` is told of the key (by default the key itself), given once per change. */
 export class ChangeQueue<H, S = string> {
-  /** Changes waiting, by lock key (a key has one). */
-  private readonly queues = new KeyTable<QueuedChange<H>[]>();
-
   /**
    * `run` applies one group under the key's lock (`lockKey`): it must settle every change of the
-   * group, and never throw.
+   * group, and never throw. The lock holds each key's open group (key-lock.ts `openGroup`).
    */
   constructor(
-    private readonly lock: KeyLock,
+    private readonly lock: KeyLock<QueuedChange<H>[]>,
     private readonly run: (subject: S, group: QueuedChange<H>[]) => Promise<void>,
   ) {}
 
   /** Queues `fn` for the key (`subject`, locked as `lockKey`); resolves with the state it left, once written. */
   submit(subject: S, lockKey: string, fn: (stored: KeyState) => KeyState, how: H): Promise<KeyState> {
     return new Promise((resolve, reject) => {
-      let queue = this.queues.get(lockKey);
-      if (queue === undefined) {
-        queue = [];
-        this.queues.set(lockKey, queue);
-        this.schedule(subject, lockKey, queue);
-      }
-      queue.push({ fn, how, resolve, reject });
+      const change = { fn, how, resolve, reject };
+      const open = this.lock.openGroup(lockKey);
+      if (open !== undefined) open.push(change);
+      else this.schedule(subject, lockKey, [change], true);
     });
-  }
-
-  /** Keys with changes waiting for their turn. */
-  get size(): number {
-    return this.queues.size;
   }
 
   /**
@@ -65,17 +53,21 @@ export class ChangeQueue<H, S = string> {
    * collection): they never join a group queued before it. Call it just before taking the lock.
    */
   close(lockKey: string): void {
-    this.queues.delete(lockKey);
+    this.lock.closeGroup(lockKey);
   }
 
-  private schedule(subject: S, lockKey: string, queue: QueuedChange<H>[]): void {
-    void this.lock.run(lockKey, () => {
-      // Changes submitted from now on form the next group, written after this one.
-      if (this.queues.get(lockKey) === queue) this.queues.delete(lockKey);
-      const group = queue.splice(0, CHANGES_PER_WRITE_MAX);
-      if (queue.length > 0) this.schedule(subject, lockKey, queue);
-      return this.run(subject, group);
-    });
+  /** Queues the group's write on the key's lock; an `open` group takes changes until it starts. */
+  private schedule(subject: S, lockKey: string, queue: QueuedChange<H>[], open: boolean): void {
+    void this.lock.run(
+      lockKey,
+      () => {
+        // Changes submitted from now on form the next group, written after this one.
+        const group = queue.splice(0, CHANGES_PER_WRITE_MAX);
+        if (queue.length > 0) this.schedule(subject, lockKey, queue, false);
+        return this.run(subject, group);
+      },
+      open ? queue : undefined,
+    );
   }
 }
 

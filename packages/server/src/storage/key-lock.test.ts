@@ -88,4 +88,33 @@ describe('KeyLock', () => {
     expect(order).toEqual(Array.from({ length: 50 }, (_, i) => i));
     expect(lock.size).toBe(0);
   });
+
+  it("answers a queued task's group until it starts, or until another task is queued after it", async () => {
+    const lock = new KeyLock<string[]>();
+    const gate = deferred();
+    const first = lock.run('k', () => gate.promise, ['first']);
+    expect(lock.openGroup('k')).toEqual(['first']);
+    await Promise.resolve();
+    // Started: its group is closed.
+    expect(lock.openGroup('k')).toBeUndefined();
+    const second = ['second'];
+    const queued = lock.run('k', async () => 'second ran', second);
+    expect(lock.openGroup('k')).toBe(second);
+    const third = lock.run('k', async () => 'no group');
+    expect(lock.openGroup('k')).toBeUndefined();
+    const fourth = ['fourth'];
+    const last = lock.run('k', async () => 'fourth ran', fourth);
+    expect(lock.openGroup('k')).toBe(fourth);
+    lock.closeGroup('k');
+    expect(lock.openGroup('k')).toBeUndefined();
+    expect(lock.openGroup('other')).toBeUndefined();
+    gate.resolve();
+    await expect(Promise.all([first, queued, third, last])).resolves.toEqual([
+      undefined,
+      'second ran',
+      'no group',
+      'fourth ran',
+    ]);
+    expect(lock.size).toBe(0);
+  });
 });

@@ -4,6 +4,11 @@
  * the task before it settled), never inside the `run` call that queued it. The table holds only
  * keys with work in flight: a held key's entry is the queue of tasks waiting for it.
  *
+ * A task may be queued with a `group` (change-queue.ts: the changes that will run together):
+ * until that task starts, and while no other task is queued after it, `openGroup` answers it, so
+ * that later changes join it. One table serves both, so a write looks its key up once or twice
+ * rather than eight times (fresh key strings cost a table lookup about 0.15 µs each).
+ *
  * Every write of every replica passes here, so the lock is built from callbacks, not promise
  * chains: taking a free key costs one promise (the caller's) and one microtask.
  */
@@ -11,22 +16,31 @@ import { KeyTable } from '../util/key-table.js';
 
 type Start = () => void;
 
-/** A held key nobody waits for (most are): shared, never changed. */
-const NOBODY_WAITING: readonly Start[] = Object.freeze([]);
+interface Holder<G> {
+  /** Tasks waiting for the key, in call order; undefined until one waits. */
+  waiting: Start[] | undefined;
+  /** The group of the last task queued, until it starts (or another task is queued after it). */
+  group: G | undefined;
+}
 
-export class KeyLock {
-  /** Per held key, the tasks waiting for it, in call order. */
-  private readonly held = new KeyTable<readonly Start[]>();
+export class KeyLock<G = never> {
+  private readonly held = new KeyTable<Holder<G>>();
 
   /** Keys with a task running or queued. */
   get size(): number {
     return this.held.size;
   }
 
-  /** Runs `task` once every earlier task for `key` has finished; its result or error is passed on. */
-  run<T>(key: string, task: () => Promise<T>): Promise<T> {
+  /**
+   * Runs `task` once every earlier task for `key` has finished; its result or error is passed on.
+   * With `group`, `openGroup(key)` answers it until the task starts or another is queued after it.
+   */
+  run<T>(key: string, task: () => Promise<T>, group?: G): Promise<T> {
     return new Promise<T>((resolve, reject) => {
+      let holder = this.held.get(key);
       const start = (): void => {
+        const h = holder!;
+        if (h.group === group) h.group = undefined;
         let result: Promise<T>;
         try {
           result = task();
@@ -35,33 +49,42 @@ export class KeyLock {
         }
         result.then(
           (value) => {
-            this.release(key);
+            this.release(key, h);
             resolve(value);
           },
           (err: unknown) => {
-            this.release(key);
+            this.release(key, h);
             reject(err);
           },
         );
       };
-      const waiting = this.held.get(key);
-      if (waiting === undefined) {
-        this.held.set(key, NOBODY_WAITING);
+      if (holder === undefined) {
+        holder = { waiting: undefined, group };
+        this.held.set(key, holder);
         queueMicrotask(start);
-      } else if (waiting === NOBODY_WAITING) this.held.set(key, [start]);
-      else (waiting as Start[]).push(start);
+      } else {
+        holder.waiting ??= [];
+        holder.waiting.push(start);
+        holder.group = group;
+      }
     });
   }
 
+  /** The group of the key's last queued task, while that task has not started; else undefined. */
+  openGroup(key: string): G | undefined {
+    return this.held.get(key)?.group;
+  }
+
+  /** Tasks queued from now on never join the key's open group (see `openGroup`). */
+  closeGroup(key: string): void {
+    const holder = this.held.get(key);
+    if (holder !== undefined) holder.group = undefined;
+  }
+
   /** The key's task settled: the next waiting one starts (a microtask later), or the key is free. */
-  private release(key: string): void {
-    const waiting = this.held.get(key);
-    if (waiting === undefined || waiting.length === 0) {
-      this.held.delete(key);
-      return;
-    }
-    const next = (waiting as Start[]).shift()!;
-    if (waiting.length === 0) this.held.set(key, NOBODY_WAITING);
-    queueMicrotask(next);
+  private release(key: string, holder: Holder<G>): void {
+    const next = holder.waiting?.shift();
+    if (next === undefined) this.held.delete(key);
+    else queueMicrotask(next);
   }
 }

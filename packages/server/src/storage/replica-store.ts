@@ -55,7 +55,7 @@ import { StoredStates } from './stored-states.js';
 import type { StoredVersion } from './stored-version.js';
 
 export class ReplicaStore {
-  private readonly lock = new KeyLock();
+  private readonly lock = new KeyLock<QueuedChange<ChangeOptions>[]>();
   private readonly trees = new PartitionTrees((p, first, end) => {
     const { gte, lt } = bucketsRange(p, first, end);
     return scanSizedStates(this.engine, gte, lt);
