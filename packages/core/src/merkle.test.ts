@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { VvEntry } from './clock.js';
 import { TesseraError } from './errors.js';
+import { keyPosition } from './hash.js';
 import {
   bucketOf,
   childrenOf,
@@ -225,13 +226,13 @@ describe('diff', () => {
 });
 
 describe('placeOf', () => {
-  it('answers partitionOf and bucketOf of any key, for any Q', () => {
+  it('answers partitionOf, bucketOf and keyPosition of any key, for any Q', () => {
     fc.assert(
       fc.property(
         fc.oneof(fc.string(), fc.string({ unit: 'binary' }), fc.string({ unit: 'grapheme', maxLength: 300 })),
         fc.integer({ min: 1, max: PARTITION_COUNT_MAX }),
         (key, q) => {
-          expect(placeOf(q, key)).toEqual([partitionOf(q, key), bucketOf(key)]);
+          expect(placeOf(q, key)).toEqual([partitionOf(q, key), bucketOf(key), keyPosition(key)]);
         },
       ),
       { numRuns: 2000 },

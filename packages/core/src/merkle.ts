@@ -52,12 +52,12 @@ export function bucketOf(key: string): number {
 }
 
 /**
- * A key's partition and Merkle bucket, `[partitionOf(partitionCount, key), bucketOf(key)]`, from
- * one pass over its UTF-8: a replica places every key it stores.
+ * A key's partition, Merkle bucket and ring position, `[partitionOf(partitionCount, key),
+ * bucketOf(key), keyPosition(key)]`, from one pass over its UTF-8: a replica places every key it stores.
  */
-export function placeOf(partitionCount: number, key: string): readonly [number, number] {
+export function placeOf(partitionCount: number, key: string): readonly [number, number, number] {
   const [position, bucketHash] = murmur3TextPair(key, RING_POSITION_SEED, BUCKET_SEED);
-  return [partitionAt(partitionCount, position), bucketHash % MERKLE_BUCKETS];
+  return [partitionAt(partitionCount, position), bucketHash % MERKLE_BUCKETS, position];
 }
 
 export function stateDigest(state: KeyState): StateDigest {

@@ -2,7 +2,7 @@ import { EMPTY_STATE, type KeyState } from '@tessera/core';
 import { describe, expect, it } from 'vitest';
 import { oldSpaceGrowthBytes } from '../../test/promotion-kit.js';
 import { ChangeQueue, type QueuedChange } from './change-queue.js';
-import { KeyLock } from './key-lock.js';
+import { KeyLock, lockHash } from './key-lock.js';
 
 describe('ChangeQueue and the garbage collector', () => {
   // Each change holds about 2 KB through its function and at most 30 wait at a time, as on a
@@ -18,7 +18,7 @@ describe('ChangeQueue and the garbage collector', () => {
       for (let i = 0; i < 100; i++) {
         const request = new Array<number>(256).fill(round);
         const key = `key-${round}-${i}`;
-        running.push(queue.submit(key, key, (s) => (request.length > 0 ? s : s), null));
+        running.push(queue.submit(key, key, lockHash(key), (s) => (request.length > 0 ? s : s), null));
         if (running.length > 30) await running.shift();
       }
     });
@@ -37,13 +37,13 @@ describe('ChangeQueue groups', () => {
       if (gate === undefined) await new Promise<void>((r) => (gate = r));
       for (const change of group) change.resolve(change.fn(EMPTY_STATE));
     });
-    const submit = (name: string) => queue.submit('k', 'k', (s) => s, name);
+    const submit = (name: string) => queue.submit('k', 'k', lockHash('k'), (s) => s, name);
     const first = [submit('a'), submit('b')];
     await new Promise((r) => setImmediate(r));
     // a and b are being written; c and d wait together; then a lock taken by someone else; then e.
     const second = [submit('c'), submit('d')];
-    queue.close('k');
-    const other = lock.run('k', async () => groups.push(['lock']));
+    queue.close('k', lockHash('k'));
+    const other = lock.run('k', lockHash('k'), async () => groups.push(['lock']));
     const third = [submit('e')];
     gate!();
     await Promise.all([...first, ...second, other, ...third]);

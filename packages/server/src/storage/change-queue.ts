@@ -39,12 +39,18 @@ export class ChangeQueue<H, S = string> {
   ) {}
 
   /** Queues `fn` for the key (`subject`, locked as `lockKey`); resolves with the state it left, once written. */
-  submit(subject: S, lockKey: string, fn: (stored: KeyState) => KeyState, how: H): Promise<KeyState> {
+  submit(
+    subject: S,
+    lockKey: string,
+    lockHash: number,
+    fn: (stored: KeyState) => KeyState,
+    how: H,
+  ): Promise<KeyState> {
     return new Promise((resolve, reject) => {
       const change = { fn, how, resolve, reject };
-      const open = this.lock.openGroup(lockKey);
+      const open = this.lock.openGroup(lockKey, lockHash);
       if (open !== undefined) open.push(change);
-      else this.schedule(subject, lockKey, [change], true);
+      else this.schedule(subject, lockKey, lockHash, [change], true);
     });
   }
 
@@ -52,18 +58,25 @@ export class ChangeQueue<H, S = string> {
    * Changes submitted from now on wait for whatever takes the key's lock next (a drop, a
    * collection): they never join a group queued before it. Call it just before taking the lock.
    */
-  close(lockKey: string): void {
-    this.lock.closeGroup(lockKey);
+  close(lockKey: string, lockHash: number): void {
+    this.lock.closeGroup(lockKey, lockHash);
   }
 
   /** Queues the group's write on the key's lock; an `open` group takes changes until it starts. */
-  private schedule(subject: S, lockKey: string, queue: QueuedChange<H>[], open: boolean): void {
+  private schedule(
+    subject: S,
+    lockKey: string,
+    lockHash: number,
+    queue: QueuedChange<H>[],
+    open: boolean,
+  ): void {
     void this.lock.run(
       lockKey,
+      lockHash,
       () => {
         // Changes submitted from now on form the next group, written after this one.
         const group = queue.splice(0, CHANGES_PER_WRITE_MAX);
-        if (queue.length > 0) this.schedule(subject, lockKey, queue, false);
+        if (queue.length > 0) this.schedule(subject, lockKey, lockHash, queue, false);
         return this.run(subject, group);
       },
       open ? queue : undefined,

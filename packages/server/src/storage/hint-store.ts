@@ -14,7 +14,7 @@ import {
   TesseraError,
 } from '@tessera/core';
 import type { StorageEngine } from './engine.js';
-import { KeyLock } from './key-lock.js';
+import { KeyLock, lockHash } from './key-lock.js';
 import { sameBytes } from './stored-version.js';
 
 export interface HintStoreOptions {
@@ -77,7 +77,7 @@ export class HintStore {
     const refused = this.refuseNew();
     if (refused !== undefined) return Promise.reject(refused);
     const storedKey = `${target}/${key}`;
-    return this.lock.run(storedKey, async () => {
+    return this.lock.run(storedKey, lockHash(storedKey), async () => {
       const existing = await this.engine.get('hints', storedKey);
       const previous = existing === undefined ? undefined : unpack(existing);
       const merged = previous === undefined ? state : mergeStates(previous.state, state);
@@ -118,7 +118,7 @@ export class HintStore {
   /** Deletes a delivered hint, unless another hinted write merged into it since it was taken. */
   remove(target: NodeId, hint: Hint): Promise<boolean> {
     const storedKey = `${target}/${hint.key}`;
-    return this.lock.run(storedKey, async () => {
+    return this.lock.run(storedKey, lockHash(storedKey), async () => {
       const current = await this.engine.get('hints', storedKey);
       if (current === undefined || !sameBytes(current, hint.stored)) return false;
       await this.engine.batch([{ type: 'del', ns: 'hints', key: storedKey }], { sync: this.options.sync });

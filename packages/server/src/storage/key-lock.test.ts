@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { KeyLock } from './key-lock.js';
+import { KeyLock, lockHash } from './key-lock.js';
 
 function deferred(): { promise: Promise<void>; resolve: () => void } {
   let resolve!: () => void;
@@ -14,12 +14,12 @@ describe('KeyLock', () => {
     const lock = new KeyLock();
     const events: string[] = [];
     const gate = deferred();
-    const first = lock.run('k', async () => {
+    const first = lock.run('k', lockHash('k'), async () => {
       events.push('first start');
       await gate.promise;
       events.push('first end');
     });
-    const second = lock.run('k', async () => {
+    const second = lock.run('k', lockHash('k'), async () => {
       events.push('second');
     });
     await Promise.resolve();
@@ -32,37 +32,41 @@ describe('KeyLock', () => {
   it('runs tasks for different keys in parallel', async () => {
     const lock = new KeyLock();
     const gate = deferred();
-    const blocked = lock.run('a', () => gate.promise);
-    await expect(lock.run('b', async () => 'b done')).resolves.toBe('b done');
+    const blocked = lock.run('a', lockHash('a'), () => gate.promise);
+    await expect(lock.run('b', lockHash('b'), async () => 'b done')).resolves.toBe('b done');
     gate.resolve();
     await blocked;
   });
 
   it('passes a failure to its caller, releases the key, and forgets idle keys', async () => {
     const lock = new KeyLock();
-    const failing = lock.run('k', async () => {
+    const failing = lock.run('k', lockHash('k'), async () => {
       throw new Error('boom');
     });
-    const next = lock.run('k', async () => 42);
+    const next = lock.run('k', lockHash('k'), async () => 42);
     expect(lock.size).toBe(1);
     await expect(failing).rejects.toThrow('boom');
     await expect(next).resolves.toBe(42);
     expect(lock.size).toBe(0);
-    await Promise.all(Array.from({ length: 100 }, (_, i) => lock.run(`key-${i % 10}`, async () => i)));
+    await Promise.all(
+      Array.from({ length: 100 }, (_, i) =>
+        lock.run(`key-${i % 10}`, lockHash(`key-${i % 10}`), async () => i),
+      ),
+    );
     expect(lock.size).toBe(0);
   });
 
   it('never starts a task inside the run call that queued it, and passes on a task that throws at once', async () => {
     const lock = new KeyLock();
     const events: string[] = [];
-    const first = lock.run('k', async () => {
+    const first = lock.run('k', lockHash('k'), async () => {
       events.push('first');
     });
     events.push('queued');
-    const thrown = lock.run('k', () => {
+    const thrown = lock.run('k', lockHash('k'), () => {
       throw new Error('at once');
     });
-    const third = lock.run('k', async () => 'third');
+    const third = lock.run('k', lockHash('k'), async () => 'third');
     expect(events).toEqual(['queued']);
     await first;
     expect(events).toEqual(['queued', 'first']);
@@ -75,9 +79,9 @@ describe('KeyLock', () => {
     const lock = new KeyLock();
     const order: number[] = [];
     const gate = deferred();
-    const head = lock.run('k', () => gate.promise);
+    const head = lock.run('k', lockHash('k'), () => gate.promise);
     const rest = Array.from({ length: 50 }, (_, i) =>
-      lock.run('k', async () => {
+      lock.run('k', lockHash('k'), async () => {
         order.push(i);
         await Promise.resolve();
       }),
@@ -92,22 +96,22 @@ describe('KeyLock', () => {
   it("answers a queued task's group until it starts, or until another task is queued after it", async () => {
     const lock = new KeyLock<string[]>();
     const gate = deferred();
-    const first = lock.run('k', () => gate.promise, ['first']);
-    expect(lock.openGroup('k')).toEqual(['first']);
+    const first = lock.run('k', lockHash('k'), () => gate.promise, ['first']);
+    expect(lock.openGroup('k', lockHash('k'))).toEqual(['first']);
     await Promise.resolve();
     // Started: its group is closed.
-    expect(lock.openGroup('k')).toBeUndefined();
+    expect(lock.openGroup('k', lockHash('k'))).toBeUndefined();
     const second = ['second'];
-    const queued = lock.run('k', async () => 'second ran', second);
-    expect(lock.openGroup('k')).toBe(second);
-    const third = lock.run('k', async () => 'no group');
-    expect(lock.openGroup('k')).toBeUndefined();
+    const queued = lock.run('k', lockHash('k'), async () => 'second ran', second);
+    expect(lock.openGroup('k', lockHash('k'))).toBe(second);
+    const third = lock.run('k', lockHash('k'), async () => 'no group');
+    expect(lock.openGroup('k', lockHash('k'))).toBeUndefined();
     const fourth = ['fourth'];
-    const last = lock.run('k', async () => 'fourth ran', fourth);
-    expect(lock.openGroup('k')).toBe(fourth);
-    lock.closeGroup('k');
-    expect(lock.openGroup('k')).toBeUndefined();
-    expect(lock.openGroup('other')).toBeUndefined();
+    const last = lock.run('k', lockHash('k'), async () => 'fourth ran', fourth);
+    expect(lock.openGroup('k', lockHash('k'))).toBe(fourth);
+    lock.closeGroup('k', lockHash('k'));
+    expect(lock.openGroup('k', lockHash('k'))).toBeUndefined();
+    expect(lock.openGroup('other', lockHash('other'))).toBeUndefined();
     gate.resolve();
     await expect(Promise.all([first, queued, third, last])).resolves.toEqual([
       undefined,

@@ -277,7 +277,7 @@ export class ReplicaStore {
   /** Queues the change; changes queued while the key is busy are written together (change-queue.ts). */
   private change(key: string, fn: (stored: KeyState) => KeyState, how: ChangeOptions): Promise<KeyState> {
     const at = this.locate(key);
-    return this.changes.submit({ key, at }, at.dataKey, fn, how);
+    return this.changes.submit({ key, at }, at.dataKey, at.hash, fn, how);
   }
 
   /** One group of changes to `key`, under its lock: each on the last one's state, one write for all. */
@@ -361,8 +361,8 @@ export class ReplicaStore {
 
   /** Runs `task` under the key's lock, counted as a change in flight for its Merkle bucket. */
   private locked<T>(at: Location, task: () => Promise<T>): Promise<T> {
-    this.changes.close(at.dataKey);
-    return this.lock.run(at.dataKey, async () => {
+    this.changes.close(at.dataKey, at.hash);
+    return this.lock.run(at.dataKey, at.hash, async () => {
       const release = await this.trees.enter(at.partition, at.bucket);
       try {
         return await task();

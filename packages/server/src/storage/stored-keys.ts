@@ -28,11 +28,13 @@ export interface Location {
   readonly partition: number;
   readonly bucket: number;
   readonly dataKey: string;
+  /** A 32-bit hash of the key (its ring position): what the store's lock table is keyed by. */
+  readonly hash: number;
 }
 
 export function locate(partitionCount: number, key: string): Location {
-  const [partition, bucket] = placeOf(partitionCount, key);
-  return { partition, bucket, dataKey: dataKey(partition, bucket, key) };
+  const [partition, bucket, position] = placeOf(partitionCount, key);
+  return { partition, bucket, dataKey: dataKey(partition, bucket, key), hash: position };
 }
 
 /** `pppp:` per partition, made on first use (every stored write builds a data key). */

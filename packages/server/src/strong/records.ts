@@ -6,7 +6,7 @@
  */
 import { type AcceptorRecord, decodeAcceptorRecord, type KeyRecord, partitionOf } from '@tessera/core';
 import type { StorageEngine } from '../storage/engine.js';
-import { KeyLock } from '../storage/key-lock.js';
+import { KeyLock, lockHash } from '../storage/key-lock.js';
 
 const encoder = new TextEncoder();
 const PREFIX = 's/';
@@ -41,7 +41,7 @@ export class AcceptorRecords {
     key: string,
     change: (record: AcceptorRecord) => { record?: AcceptorRecord; result: T },
   ): Promise<T> {
-    return this.lock.run(key, async () => {
+    return this.lock.run(key, lockHash(key), async () => {
       const { record, result } = change((await this.read(key)) ?? {});
       if (record !== undefined) await this.write(key, record);
       return result;
@@ -74,7 +74,7 @@ export class AcceptorRecords {
     const done = keys.length <= keysMax;
     const records: KeyRecord[] = [];
     for (const key of keys.slice(0, keysMax)) {
-      const record = await this.lock.run(key, () => this.read(key));
+      const record = await this.lock.run(key, lockHash(key), () => this.read(key));
       if (record !== undefined) records.push({ key, record });
     }
     return { records, done };
@@ -82,7 +82,7 @@ export class AcceptorRecords {
 
   /** Deletes the key's record if `final` says so of it, under the key's lock; true if deleted. */
   async forget(key: string, final: (record: AcceptorRecord) => boolean): Promise<boolean> {
-    return this.lock.run(key, async () => {
+    return this.lock.run(key, lockHash(key), async () => {
       const record = await this.read(key);
       if (record === undefined || !final(record)) return false;
       await this.engine.batch([{ type: 'del', ns: 'meta', key: this.storageKey(key) }], { sync: this.sync });
@@ -92,7 +92,7 @@ export class AcceptorRecords {
 
   /** Adopts `record` for `key`, merged with what this node holds (a new owner's pull). */
   async adopt(key: string, merge: (mine: AcceptorRecord | undefined) => AcceptorRecord): Promise<void> {
-    await this.lock.run(key, async () => this.write(key, merge(await this.read(key))));
+    await this.lock.run(key, lockHash(key), async () => this.write(key, merge(await this.read(key))));
   }
 
   /** Every record of the partitions this node holds, for the recovery sweep, one page at a time. */
