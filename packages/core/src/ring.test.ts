@@ -19,6 +19,7 @@ import {
   partitionOf,
   partitionsOf,
   preferenceList,
+  primariesOf,
   type Ring,
   release,
   ringMembers,
@@ -232,5 +233,22 @@ describe('murmur3 (MurmurHash3_x86_32)', () => {
         expect(checksum64(bytes)).toMatch(/^[0-9a-f]{16}$/);
       }),
     );
+  });
+});
+
+describe('primariesOf', () => {
+  it('answers the first n of a preference list, the same frozen list for the same list and n', () => {
+    let ring = createRing(16, 'a');
+    ring = claim(ring, 'b', 3);
+    ring = claim(ring, 'c', 3);
+    for (let p = 0; p < 16; p++) {
+      const preference = preferenceList(ring, p);
+      for (const n of [1, 2, 3, 5]) {
+        const primaries = primariesOf(preference, n);
+        expect(primaries).toEqual(preference.slice(0, n));
+        expect(Object.isFrozen(primaries)).toBe(true);
+        expect(primariesOf(preference, n)).toBe(primaries);
+      }
+    }
   });
 });

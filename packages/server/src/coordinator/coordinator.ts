@@ -22,6 +22,7 @@ import {
   type NodeId,
   partitionOf,
   preferenceList,
+  primariesOf,
   type Ring,
   TesseraError,
 } from '@tessera/core';
@@ -112,8 +113,6 @@ export class Coordinator {
     KeyState,
     { readonly key: string; readonly nextCoordinator: NodeId | undefined; readonly context: string }
   >();
-  /** `primaries` of each preference list seen (lists live as long as their ring). */
-  private readonly primariesOf = new WeakMap<readonly NodeId[], readonly NodeId[]>();
   /** Set by the crash-mid-write fault: nothing answers any more. */
   private dying = false;
 
@@ -129,8 +128,8 @@ export class Coordinator {
   }
 
   /** The key's replicas (primaries): the first N distinct nodes of its preference list. */
-  replicasFor(key: string): NodeId[] {
-    return this.preferenceFor(key).slice(0, this.deps.settings.n);
+  replicasFor(key: string): readonly NodeId[] {
+    return primariesOf(this.preferenceFor(key), this.deps.settings.n);
   }
 
   async get(key: string, options: ReadOptions = {}): Promise<ReadResult> {
@@ -171,7 +170,7 @@ export class Coordinator {
     const w = this.quorum('w', options.w);
     const timeoutMs = options.timeoutMs ?? settings.requestTimeoutMs;
     const placed = this.placed(key);
-    const replicas = this.primaries(placed.preference);
+    const replicas = primariesOf(placed.preference, settings.n);
     const { self, peers } = this.deps;
     const order =
       options.forwarded === true
@@ -185,19 +184,6 @@ export class Coordinator {
     // No replica can coordinate, or this one is chosen: this node does (as a fallback when it is
     // not a replica: sloppy quorum, paper 4.6).
     return this.coordinateWrite(key, placed, replicas, options.value, context, w, timeoutMs);
-  }
-
-  /**
-   * The first N of a preference list (the key's replicas), made once per list: the lists are
-   * frozen and shared, and slicing a frozen array takes V8's slow path (about 0.5 µs a put).
-   */
-  private primaries(preference: readonly NodeId[]): readonly NodeId[] {
-    let replicas = this.primariesOf.get(preference);
-    if (replicas === undefined) {
-      replicas = Object.freeze(preference.slice(0, this.deps.settings.n));
-      this.primariesOf.set(preference, replicas);
-    }
-    return replicas;
   }
 
   /** The key's preference list, with the ring it was read from. */

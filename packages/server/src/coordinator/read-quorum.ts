@@ -5,7 +5,7 @@
  * healthy one, as in a write (fan-out.ts). Replicas that agree answer the same bytes: only
  * differing versions are decoded and merged (storage/stored-version.ts).
  */
-import { type KeyState, type NodeId, sameState, sloppyTargets } from '@tessera/core';
+import { type KeyState, type NodeId, primariesOf, sameState, sloppyTargets } from '@tessera/core';
 import { allAgree, mergeVersions, type StoredVersion } from '../storage/stored-version.js';
 import type { Deadlines } from '../util/deadlines.js';
 import { collectQuorum, type ReplicaReply, withStandIns } from './quorum.js';
@@ -78,7 +78,7 @@ export async function readQuorum(
   // hot key's reads share, so its context and body are made once: coordinator.ts, render.ts).
   const versions = outcome.replies.map((reply) => reply.value);
   const state = mergeVersions(own !== undefined ? [own, ...versions.filter((v) => v !== own)] : versions);
-  const primaries = preference.slice(0, n);
+  const primaries = primariesOf(preference, n);
   // A write with the context through this node is then coordinated here: forwarding it to a peer
   // that happened to answer first costs a peer call and that peer's coordination, for nothing.
   const nextCoordinator =
