@@ -56,8 +56,11 @@ function groupOf(bucket: number): number {
 
 export class PartitionTrees {
   private readonly entries = new Map<number, Entry>();
-  /** Changes in flight per slot; absent when none. */
-  private readonly inflight = new Map<number, number>();
+  /**
+   * Changes in flight per slot, indexed by slot (grown to the highest slot used: 32 per
+   * partition). Counts in place, not a Map that every write would add to and delete from.
+   */
+  private inflight = new Int32Array(GROUPS * 64);
   /** Resolves when the slot's in-flight changes are done; set while a scan waits for them. */
   private readonly drains = new Map<number, () => void>();
   /** Settles when the slot's scan is over; set while a scan runs. */
@@ -120,19 +123,22 @@ export class PartitionTrees {
   }
 
   private entered(slot: number): () => void {
-    this.inflight.set(slot, (this.inflight.get(slot) ?? 0) + 1);
+    if (slot >= this.inflight.length) this.growTo(slot);
+    this.inflight[slot]!++;
     let released = false;
     return () => {
       if (released) return;
       released = true;
-      const left = this.inflight.get(slot)! - 1;
-      if (left > 0) {
-        this.inflight.set(slot, left);
-        return;
-      }
-      this.inflight.delete(slot);
-      this.drains.get(slot)?.();
+      if (--this.inflight[slot]! === 0 && this.drains.size > 0) this.drains.get(slot)?.();
     };
+  }
+
+  private growTo(slot: number): void {
+    let length = this.inflight.length;
+    while (length <= slot) length *= 2;
+    const grown = new Int32Array(length);
+    grown.set(this.inflight);
+    this.inflight = grown;
   }
 
   /** Records a committed change of `key` (between `enter` and its release). */
@@ -210,7 +216,7 @@ export class PartitionTrees {
   }
 
   private drained(slot: number): Promise<void> {
-    if (!this.inflight.has(slot)) return Promise.resolve();
+    if (!((this.inflight[slot] ?? 0) > 0)) return Promise.resolve();
     return new Promise((resolve) => {
       this.drains.set(slot, () => {
         this.drains.delete(slot);
