@@ -107,7 +107,7 @@ class Collector<T> {
     if (this.done) return;
     if (this.ok.length >= this.needed) {
       this.finish();
-      this.resolve({ replies: [...this.ok], settled: this.settled });
+      this.resolve({ replies: this.ok.slice(), settled: this.settled });
     } else if (this.all.length === this.asked) {
       this.finish();
       this.reject(this.shortfall('INSUFFICIENT_REPLICAS'));

@@ -110,12 +110,15 @@ export class GroupCommit {
   }
 
   private async commit(group: Submission[]): Promise<void> {
-    const sync = group.some((s) => s.sync);
+    // One loop, not `some` and `flatMap`: every group of every write passes here.
+    let sync = false;
+    const ops: BatchOp[] = [];
+    for (const s of group) {
+      if (s.sync) sync = true;
+      for (const op of s.ops) ops.push(op);
+    }
     try {
-      await this.engine.batch(
-        group.flatMap((s) => s.ops),
-        { sync },
-      );
+      await this.engine.batch(ops, { sync });
       for (const s of group) s.resolve();
     } catch (error) {
       if (group.length === 1) {
