@@ -336,7 +336,8 @@ export class Coordinator {
   ): Promise<void> {
     const local = (await this.deps.store.read(key)) ?? EMPTY_STATE;
     if (contextCaughtUp(local, context)) return;
-    const others = replicas.filter((n) => n !== this.deps.self);
+    const others: NodeId[] = [];
+    for (const n of replicas) if (n !== this.deps.self) others.push(n); // frozen: no filter (core primariesOf)
     const states = await Promise.allSettled(
       others.map((n) =>
         this.replicas.read(n, key, Math.min(this.remaining(deadline), this.deps.settings.peerTimeoutMs)),

@@ -42,11 +42,13 @@ function renderBody(key: string, context: string, state: KeyState): Buffer {
   const parts: Uint8Array[] = [
     encoder.encode(`{"key":${JSON.stringify(key)},"context":${JSON.stringify(context)},"siblings":[`),
   ];
-  state.siblings.forEach((s, i) => {
+  // A loop, not forEach: cached states are frozen, and V8's forEach of a frozen array is slow.
+  for (let i = 0; i < state.siblings.length; i++) {
+    const s = state.siblings[i]!;
     parts.push(encoder.encode(`${i === 0 ? '' : ','}{"value":`));
     parts.push(s.value);
     parts.push(encoder.encode(`,"lastModified":"${new Date(s.lastModifiedMs).toISOString()}"}`));
-  });
+  }
   parts.push(encoder.encode(']}'));
   return Buffer.concat(parts);
 }
