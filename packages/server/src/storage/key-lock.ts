@@ -6,8 +6,9 @@
  *
  * A task may be queued with a `group` (change-queue.ts: the changes that will run together):
  * until that task starts, and while no other task is queued after it, `openGroup` answers it, so
- * that later changes join it. One table serves both, so a write looks its key up once or twice
- * rather than eight times (util/key-table.ts: no lookup hashes or internalizes the key string).
+ * that later changes join it. One table serves both, so an uncontended write touches its key's
+ * entry four times (a lookup to join a group; a lookup and an insert to take the lock; a delete to
+ * free it) rather than eight (util/key-table.ts: no lookup hashes or internalizes the key string).
  *
  * Every write of every replica passes here, so the lock is built from callbacks, not promise
  * chains: taking a free key costs one promise (the caller's) and one microtask.
