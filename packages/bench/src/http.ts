@@ -26,7 +26,7 @@ export function kvPath(key: string): string {
   return `/v1/kv/${encodeURIComponent(key)}`;
 }
 
-/** GET a key: siblings and context when found; NOT_FOUND (with the tombstone's context, if any) when not. */
+/** GET a key: siblings and context when found; NOT_FOUND (with the tombstone's context, when there is one) when not. */
 export async function getKey(pool: Pool, key: string): Promise<ReadOutcome> {
   const res = await pool.request({ method: 'GET', path: kvPath(key) });
   const text = await res.body.text();

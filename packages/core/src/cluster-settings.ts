@@ -8,7 +8,7 @@
 export const DURABILITIES = ['process', 'fsync-one', 'fsync'] as const;
 export type Durability = (typeof DURABILITIES)[number];
 
-/** The floor of a cluster whose state predates the field: any durability is allowed. */
+/** The floor of a cluster whose state predates the field: every durability is allowed. */
 export const DURABILITY_FLOOR_DEFAULT: Durability = 'process';
 
 export interface ClusterSettings {

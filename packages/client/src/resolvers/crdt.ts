@@ -31,7 +31,7 @@ export interface Crdt<T, V> extends CrdtDefinition<T, V> {
 }
 
 /**
- * What a field of a map may be: any Crdt, whatever its types (only methods, which TypeScript
+ * What a field of a map may be: a Crdt of whatever types (only methods, which TypeScript
  * compares loosely, so `Crdt<PNCounter, number>` fits).
  */
 export interface AnyCrdt {

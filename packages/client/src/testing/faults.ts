@@ -32,7 +32,7 @@ export const TRANSPORT_FAULTS = ['NODE_UNREACHABLE', 'CONNECTION_FAILED', 'REQUE
 export type MemoryFaultCode = keyof typeof NODE_FAULTS | (typeof TRANSPORT_FAULTS)[number];
 
 export interface RuleOptions {
-  /** Only calls on this key. Default: any key. */
+  /** Only calls on this key. Default: every key. */
   readonly key?: string;
   /** How many matching calls the rule applies to. Default 1; `Infinity` until `clearFaults()`. */
   readonly times?: number;

@@ -9,7 +9,7 @@ export type Condition =
   | { readonly ifAbsent: true }
   | { readonly ifExists: true };
 
-/** Whether `condition` holds for a register (its intent, if any, not applied). */
+/** Whether `condition` holds for a register (its intent, when it has one, not applied). */
 export function conditionHolds(register: Register, condition: Condition | undefined): boolean {
   if (condition === undefined) return true;
   if ('ifVersion' in condition) return String(register.version) === condition.ifVersion;

@@ -34,7 +34,7 @@ export class AcceptorRecords {
   }
 
   /**
-   * Runs `change` on the key's record under its lock; writes the record it returns (if any) before
+   * Runs `change` on the key's record under its lock; writes the record it returns (when it returns one) before
    * resolving with its result.
    */
   async update<T>(

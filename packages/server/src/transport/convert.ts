@@ -289,7 +289,7 @@ export const merkleKeysResponseSchema = z.object({
   bucketsDone: z.int().min(0).max(MERKLE_BUCKETS),
 }) satisfies z.ZodType<unknown, pb.MerkleKeysResponse>;
 
-/** A key prefix: any string, from empty (every key) to a whole key. */
+/** A key prefix: a string of any length, from empty (every key) to a whole key. */
 const prefixSchema = z
   .string()
   .refine((p) => p.length === 0 || fitsKeyBytes(p), `must be at most ${KEY_BYTES_MAX} bytes of UTF-8`);
