@@ -8,6 +8,7 @@
 import type { NodeId } from './clock.js';
 import { TesseraError } from './errors.js';
 import { keyPosition } from './hash.js';
+import { IndexedMemo } from './memo.js';
 
 export interface Ring {
   /** Q: the number of equal partitions. */
@@ -41,7 +42,7 @@ export function partitionAt(partitionCount: number, position: number): number {
 }
 
 /** Preference lists of a ring, per partition, made on first use: rings are never changed in place. */
-const preferenceMemo = new WeakMap<Ring, (readonly NodeId[] | undefined)[]>();
+const preferenceMemo = new IndexedMemo<Ring, readonly NodeId[]>(PARTITION_COUNT_MAX - 1);
 
 /**
  * Every distinct owner in ring order starting at `partition`; the first N are its replicas. The
@@ -49,23 +50,21 @@ const preferenceMemo = new WeakMap<Ring, (readonly NodeId[] | undefined)[]>();
  * partitions per request was 2% of a coordinator's time): never change it.
  */
 export function preferenceList(ring: Ring, partition: number): readonly NodeId[] {
-  let lists = preferenceMemo.get(ring);
-  if (lists === undefined) {
-    lists = [];
-    preferenceMemo.set(ring, lists);
-  }
-  const known = lists[partition];
-  if (known !== undefined) return known;
+  // A partition outside the ring is answered, never kept.
+  return partition < ring.partitionCount
+    ? preferenceMemo.get(ring, partition, walkOwners)
+    : walkOwners(ring, partition);
+}
+
+function walkOwners(ring: Ring, partition: number): readonly NodeId[] {
   const seen = new Set<NodeId>();
   const q = ring.partitionCount;
   for (let i = 0; i < q; i++) seen.add(ring.owners[(partition + i) % q]!);
-  const list = Object.freeze([...seen]);
-  if (Number.isInteger(partition) && partition >= 0 && partition < q) lists[partition] = list;
-  return list;
+  return Object.freeze([...seen]);
 }
 
 /** The first N of each preference list, made on first use (the lists are shared and never change). */
-const primariesMemo = new WeakMap<readonly NodeId[], (readonly NodeId[] | undefined)[]>();
+const primariesMemo = new IndexedMemo<readonly NodeId[], readonly NodeId[]>(PARTITION_COUNT_MAX);
 
 /**
  * A key's replicas: the first `n` nodes of its preference list (`preferenceList`), shared by every
@@ -73,16 +72,11 @@ const primariesMemo = new WeakMap<readonly NodeId[], (readonly NodeId[] | undefi
  * takes V8's slow path: about 0.5 µs a request, measured on a coordinator.
  */
 export function primariesOf(preference: readonly NodeId[], n: number): readonly NodeId[] {
-  let byN = primariesMemo.get(preference);
-  if (byN === undefined) {
-    byN = [];
-    primariesMemo.set(preference, byN);
-  }
-  const known = byN[n];
-  if (known !== undefined) return known;
-  const primaries = Object.freeze(preference.slice(0, n));
-  if (Number.isInteger(n) && n >= 0 && n <= PARTITION_COUNT_MAX) byN[n] = primaries;
-  return primaries;
+  return primariesMemo.get(preference, n, firstOf);
+}
+
+function firstOf(list: readonly NodeId[], n: number): readonly NodeId[] {
+  return Object.freeze(list.slice(0, n));
 }
 
 export function ringMembers(ring: Ring): NodeId[] {

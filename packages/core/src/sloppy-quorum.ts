@@ -4,6 +4,8 @@
  * it can hand the data back when that primary returns.
  */
 import type { NodeId } from './clock.js';
+import { IndexedMemo } from './memo.js';
+import { PARTITION_COUNT_MAX, primariesOf } from './ring.js';
 
 export interface Target {
   readonly node: NodeId;
@@ -51,15 +53,15 @@ export function sloppyTargets(
   return { targets, spares: [...healthy, ...suspects] };
 }
 
-/** Targets when every node is up, per preference list (ring.ts shares those): made once, frozen. */
-const allUp = new WeakMap<readonly NodeId[], { readonly n: number; readonly targets: readonly Target[] }>();
+/** Targets when every node is up, per preference list (ring.ts shares those) and N: made once, frozen. */
+const allUp = new IndexedMemo<readonly NodeId[], readonly Target[]>(PARTITION_COUNT_MAX);
 
 function healthyTargets(preference: readonly NodeId[], n: number): readonly Target[] {
-  const known = allUp.get(preference);
-  if (known !== undefined && known.n === n) return known.targets;
-  const targets = Object.freeze(preference.slice(0, n).map((node) => Object.freeze({ node })));
-  allUp.set(preference, { n, targets });
-  return targets;
+  return allUp.get(preference, n, primaryTargets);
+}
+
+function primaryTargets(preference: readonly NodeId[], n: number): readonly Target[] {
+  return Object.freeze(primariesOf(preference, n).map((node) => Object.freeze({ node })));
 }
 
 /*
