@@ -123,13 +123,7 @@ export class Coordinator {
 
   /** The key's whole preference list: its N replicas first, then the fallbacks in ring order. */
   preferenceFor(key: string): readonly NodeId[] {
-    const ring = this.deps.ring();
-    return preferenceList(ring, partitionOf(ring.partitionCount, key));
-  }
-
-  /** The key's replicas (primaries): the first N distinct nodes of its preference list. */
-  replicasFor(key: string): readonly NodeId[] {
-    return primariesOf(this.preferenceFor(key), this.deps.settings.n);
+    return this.placed(key).preference;
   }
 
   async get(key: string, options: ReadOptions = {}): Promise<ReadResult> {
@@ -186,7 +180,7 @@ export class Coordinator {
     return this.coordinateWrite(key, placed, replicas, options.value, context, w, timeoutMs);
   }
 
-  /** The key's preference list, with the ring it was read from. */
+  /** The key's preference list (`preferenceFor`), with the ring it was read from. */
   private placed(key: string): Placed {
     const ring = this.deps.ring();
     return { ring, preference: preferenceList(ring, partitionOf(ring.partitionCount, key)) };

@@ -216,7 +216,7 @@ export class PartitionTrees {
   }
 
   private drained(slot: number): Promise<void> {
-    if (!((this.inflight[slot] ?? 0) > 0)) return Promise.resolve();
+    if ((this.inflight[slot] ?? 0) === 0) return Promise.resolve();
     return new Promise((resolve) => {
       this.drains.set(slot, () => {
         this.drains.delete(slot);
