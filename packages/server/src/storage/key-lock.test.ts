@@ -121,4 +121,17 @@ describe('KeyLock', () => {
     ]);
     expect(lock.size).toBe(0);
   });
+
+  it('frees the key whatever a task returns, a thenable that throws included', async () => {
+    const lock = new KeyLock();
+    const bad = {
+      // biome-ignore lint/suspicious/noThenProperty: the point of the test is a broken thenable.
+      then: () => {
+        throw new Error('bad thenable');
+      },
+    } as unknown as Promise<void>;
+    await expect(lock.run('k', lockHash('k'), () => bad)).rejects.toThrow('bad thenable');
+    await expect(lock.run('k', lockHash('k'), async () => 'after')).resolves.toBe('after');
+    expect(lock.size).toBe(0);
+  });
 });

@@ -51,7 +51,8 @@ export class KeyLock<G = never> {
         if (h.group === group) h.group = undefined;
         let result: Promise<T>;
         try {
-          result = task();
+          // A native promise passes as it is (no allocation); anything else a task returns settles too.
+          result = Promise.resolve(task());
         } catch (err) {
           result = Promise.reject(err);
         }
