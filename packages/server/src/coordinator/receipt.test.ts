@@ -6,10 +6,11 @@
  * as a hint for it, and acks arriving later are not in a receipt already taken.
  */
 import { EMPTY_STATE, type NodeId, TesseraError } from '@tessera/core';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { Deadlines } from '../util/deadlines.js';
 import { replicateWrite } from './fan-out.js';
-import { ackOf, receiptOf, WriteAcks } from './receipt.js';
+import { ackOf, receiptOf, type WriteAck, WriteAcks } from './receipt.js';
 import type { Replicas } from './replicas.js';
 
 const PREFERENCE = ['n0', 'n1', 'n2', 'n3', 'n4'];
@@ -58,6 +59,35 @@ describe('receiptOf', () => {
       { node: 'n3', as: 'hint', for: 'n1' },
       { node: 'n3', as: 'hint', for: 'n2' },
     ]);
+  });
+});
+
+/** The receipt as first written, with the builtins: what the loops must answer exactly. */
+function referenceReceipt(acks: readonly WriteAck[], preference: readonly NodeId[]): WriteAck[] {
+  const same = (a: WriteAck, b: WriteAck): boolean =>
+    a.node === b.node && (a.as === 'replica' || b.as === 'replica' ? a.as === b.as : a.for === b.for);
+  const unique: WriteAck[] = [];
+  for (const ack of acks) if (!unique.some((u) => same(u, ack))) unique.push(ack);
+  const rank = (node: NodeId): number =>
+    preference.indexOf(node) < 0 ? preference.length : preference.indexOf(node);
+  return unique.sort(
+    (a, b) => rank(a.node) - rank(b.node) || (a.node < b.node ? -1 : a.node > b.node ? 1 : 0),
+  );
+}
+
+describe('receiptOf against the builtins', () => {
+  it('lists, orders and counts the acks of any order as the reference does', () => {
+    const node = fc.constantFrom('n0', 'n1', 'n2', 'n3', 'n4', 'zz', 'aa');
+    const ack = fc.tuple(node, fc.option(node, { nil: undefined })).map(([at, hint]) => ackOf(at, hint));
+    fc.assert(
+      fc.property(fc.array(ack, { maxLength: 12 }), (acks) => {
+        const receipt = receiptOf(acks, PREFERENCE, 3, 2);
+        const expected = referenceReceipt(acks, PREFERENCE);
+        expect(receipt.acks).toEqual(expected);
+        const replicas = new Set(expected.filter((a) => a.as === 'replica').map((a) => a.node)).size;
+        expect(receipt.replicas).toBe(replicas);
+      }),
+    );
   });
 });
 
