@@ -263,8 +263,12 @@ export class Coordinator {
     throw new TesseraError('INTERNAL', 'Fault injection: this node dies in the middle of a write.');
   }
 
-  /** Sends a stamped version to the key's replicas (and the next ring's, during a change). */
-  private async fanOut(
+  /**
+   * Sends a stamped version to the key's replicas, and once W acknowledged, to the next ring's
+   * during a change (read then, so a change that began meanwhile is covered). One reaction, not
+   * an async frame: every put runs this.
+   */
+  private fanOut(
     key: string,
     preference: readonly NodeId[],
     state: KeyState,
@@ -288,9 +292,11 @@ export class Coordinator {
       deadlines: this.deadlines,
       acks,
     };
-    await replicateWrite(this.replicas, fan);
-    const rings = { ring: this.deps.ring(), next: this.deps.nextRing?.() };
-    await replicateToNextRing(this.replicas, this.deps.hints, fan, rings);
+    return replicateWrite(this.replicas, fan).then(() => {
+      const next = this.deps.nextRing?.();
+      if (next === undefined) return;
+      return replicateToNextRing(this.replicas, this.deps.hints, fan, { ring: this.deps.ring(), next });
+    });
   }
 
   /** The coordinator's update; the store refuses it if it would grow the key past siblingsMax. */

@@ -6,7 +6,7 @@
  */
 import { type KeyState, type NodeId, sloppyTargets, type Target } from '@tessera/core';
 import type { Deadlines } from '../util/deadlines.js';
-import { collectQuorum, withStandIns } from './quorum.js';
+import { Collector, standIn } from './quorum.js';
 import type { WriteAcks } from './receipt.js';
 import type { Replicas } from './replicas.js';
 
@@ -30,22 +30,53 @@ export interface FanOut {
 /**
  * Resolves once W targets acknowledged. The coordinator stores the version in its own data
  * (`localWrite`), which is its acknowledgement when it is a primary; as a fallback it also keeps a
- * hint for the primary it stands in for.
+ * hint for the primary it stands in for. Callbacks into one collector, not a promise chain per
+ * target: every put runs this (about ten promises fewer per put on its coordinator).
  */
-export async function replicateWrite(replicas: Replicas, f: FanOut): Promise<void> {
+export function replicateWrite(replicas: Replicas, f: FanOut): Promise<void> {
   const { targets, spares } = sloppyTargets(f.preference, f.n, (node) => replicas.isDown(node));
-  const remaining = (): number => Math.max(1, f.deadline - f.now());
-  // Plain promise chains, no async wrappers: every put runs this once per replica.
-  const send = (target: Target): Promise<void> => {
-    if (target.node === f.self && target.hint === undefined) {
-      return f.localWrite.then(() => f.acks.add(f.self));
-    }
-    return withStandIns(target.node, target.hint, spares, (node, hint) =>
-      replicas
-        .replicate(node, f.key, f.state, f.encoded, remaining(), hint)
-        .then(() => f.acks.add(node, hint)),
-    );
-  };
-  const calls = targets.map((target) => ({ node: target.node, run: () => send(target) }));
-  await collectQuorum(calls, f.w, remaining(), 'write', f.deadlines);
+  return new Promise<void>((resolve, reject) => {
+    const collector = new Collector<undefined>(targets.length, f.w, 'write', (error) => {
+      if (error === undefined) resolve();
+      else reject(error);
+    });
+    collector.cancelTimer = f.deadlines.add(remainingMs(f), () => collector.expire());
+    collector.check();
+    for (const target of targets) send(replicas, f, target, spares, collector);
+  });
+}
+
+/** Sends the version to one target (or a spare standing in for it) and records its reply. */
+function send(
+  replicas: Replicas,
+  f: FanOut,
+  target: Target,
+  spares: NodeId[],
+  collector: Collector<undefined>,
+): void {
+  const { node } = target;
+  const failed = (error: unknown): void => collector.record({ node, ok: false, error });
+  if (node === f.self && target.hint === undefined) {
+    f.localWrite.then(() => {
+      f.acks.add(f.self);
+      collector.record({ node, ok: true });
+    }, failed);
+    return;
+  }
+  standIn(
+    node,
+    target.hint,
+    spares,
+    (at, hint) => replicas.replicate(at, f.key, f.state, f.encoded, remainingMs(f), hint),
+    (_, at, hint) => {
+      // Recorded in the receipt before the quorum counts it: the answer lists every ack it counted.
+      f.acks.add(at, hint);
+      collector.record({ node, ok: true });
+    },
+    failed,
+  );
+}
+
+function remainingMs(f: FanOut): number {
+  return Math.max(1, f.deadline - f.now());
 }

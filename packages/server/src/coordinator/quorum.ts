@@ -34,6 +34,9 @@ function substitutable(err: unknown): boolean {
   );
 }
 
+/** A call's attempt at `node`, standing in for `standsInFor` (undefined: for no one). */
+export type Attempt<T> = (node: NodeId, standsInFor: NodeId | undefined) => Promise<T>;
+
 /**
  * Runs `attempt` at `node`, which stands in for `standsInFor` (undefined: for no one); when that
  * fails in a way another node can stand in for, at the next of `spares` (shared by the calls of one
@@ -43,13 +46,31 @@ export function withStandIns<T>(
   node: NodeId,
   standsInFor: NodeId | undefined,
   spares: NodeId[],
-  attempt: (node: NodeId, standsInFor: NodeId | undefined) => Promise<T>,
+  attempt: Attempt<T>,
 ): Promise<T> {
-  return attempt(node, standsInFor).catch((err: unknown) => {
-    const spare = substitutable(err) ? spares.shift() : undefined;
-    if (spare === undefined) throw err;
-    return withStandIns(spare, standsInFor ?? node, spares, attempt);
-  });
+  return new Promise<T>((resolve, reject) => standIn(node, standsInFor, spares, attempt, resolve, reject));
+}
+
+/**
+ * `withStandIns` with callbacks: `succeeded` learns the node that answered and whom it stood in
+ * for. One promise reaction per attempt, no chain: every write runs this once per peer.
+ */
+export function standIn<T>(
+  node: NodeId,
+  standsInFor: NodeId | undefined,
+  spares: NodeId[],
+  attempt: Attempt<T>,
+  succeeded: (value: T, node: NodeId, standsInFor: NodeId | undefined) => void,
+  failed: (error: unknown) => void,
+): void {
+  attempt(node, standsInFor).then(
+    (value) => succeeded(value, node, standsInFor),
+    (err: unknown) => {
+      const spare = substitutable(err) ? spares.shift() : undefined;
+      if (spare === undefined) failed(err);
+      else standIn(spare, standsInFor ?? node, spares, attempt, succeeded, failed);
+    },
+  );
 }
 
 /** `call.node` is read when its call settles: a call may name the node that stood in for it. */
@@ -61,7 +82,15 @@ export function collectQuorum<T>(
   deadlines: Deadlines,
 ): Promise<QuorumOutcome<T>> {
   return new Promise<QuorumOutcome<T>>((resolve, reject) => {
-    const collector = new Collector<T>(calls.length, needed, what, resolve, reject);
+    let resolveSettled: (replies: ReplicaReply<T>[]) => void = () => {};
+    const settled = new Promise<ReplicaReply<T>[]>((res) => {
+      resolveSettled = res;
+    });
+    const collector = new Collector<T>(calls.length, needed, what, (error, replies) => {
+      if (error === undefined) resolve({ replies, settled });
+      else reject(error);
+    });
+    collector.settled = resolveSettled;
     collector.cancelTimer = deadlines.add(timeoutMs, () => collector.expire());
     collector.check();
     for (const call of calls) {
@@ -73,25 +102,25 @@ export function collectQuorum<T>(
   });
 }
 
-/** One quorum's state: a class rather than closures, since every request makes one. */
-class Collector<T> {
+/**
+ * One quorum's state: a class rather than closures, since every request makes one. `finished` is
+ * told once: with the successful replies when `needed` succeeded, or with the error.
+ */
+export class Collector<T> {
   private readonly all: ReplicaReply<T>[] = [];
   private readonly ok: ReplicaReply<T>[] = [];
   private done = false;
   /** Too many failed (or too few were asked) for the quorum: only waiting to count the rest. */
   private impossible: boolean;
-  private resolveSettled: (replies: ReplicaReply<T>[]) => void = () => {};
-  private readonly settled = new Promise<ReplicaReply<T>[]>((res) => {
-    this.resolveSettled = res;
-  });
+  /** Told every reply once all calls settled (late ones included); reads repair with them. */
+  settled: ((replies: ReplicaReply<T>[]) => void) | undefined;
   cancelTimer: () => void = () => {};
 
   constructor(
     private readonly asked: number,
     private readonly needed: number,
     private readonly what: 'read' | 'write',
-    private readonly resolve: (outcome: QuorumOutcome<T>) => void,
-    private readonly reject: (error: TesseraError) => void,
+    private readonly finished: (error: TesseraError | undefined, replies: ReplicaReply<T>[]) => void,
   ) {
     this.impossible = asked < needed;
   }
@@ -100,17 +129,17 @@ class Collector<T> {
     this.all.push(reply);
     if (reply.ok) this.ok.push(reply);
     this.check();
-    if (this.all.length === this.asked) this.resolveSettled(this.all);
+    if (this.all.length === this.asked) this.settled?.(this.all);
   }
 
   check(): void {
     if (this.done) return;
     if (this.ok.length >= this.needed) {
       this.finish();
-      this.resolve({ replies: this.ok.slice(), settled: this.settled });
+      this.finished(undefined, this.ok.slice());
     } else if (this.all.length === this.asked) {
       this.finish();
-      this.reject(this.shortfall('INSUFFICIENT_REPLICAS'));
+      this.finished(this.shortfall('INSUFFICIENT_REPLICAS'), []);
     } else if (this.asked - (this.all.length - this.ok.length) < this.needed) {
       this.impossible = true;
     }
@@ -119,7 +148,7 @@ class Collector<T> {
   expire(): void {
     if (this.done) return;
     this.finish();
-    this.reject(this.shortfall(this.impossible ? 'INSUFFICIENT_REPLICAS' : 'TIMEOUT'));
+    this.finished(this.shortfall(this.impossible ? 'INSUFFICIENT_REPLICAS' : 'TIMEOUT'), []);
   }
 
   private finish(): void {

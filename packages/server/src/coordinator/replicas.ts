@@ -79,7 +79,7 @@ export class Replicas {
         return Promise.reject(err);
       }
     }
-    return this.peers.call(node, (c) => c.replicate(key, encoded, timeoutMs, hint)).then(nothing);
+    return this.peers.call(node, (c) => c.replicate(key, encoded, timeoutMs, hint));
   }
 
   /** Sends a merged state to `node` without waiting (read repair); failures only mark the peer. */

@@ -101,9 +101,13 @@ class GrpcPeerClient implements PeerClient {
 
   replicate(key: string, state: Uint8Array, timeoutMs: number, hint?: string): Promise<void> {
     const replicate = hint === undefined ? { key, state } : { key, state, hint };
-    return this.pipeCall({ replicate }, 'Replicate', timeoutMs).then((reply) => {
-      if (reply.replicate === undefined) throw this.badReply('Replicate', 'no replicate result');
-    });
+    // One reaction for the reply and the failure's log line (pipeCall's own would be a second).
+    return this.pipe.call({ replicate }, 'Replicate', timeoutMs).then(
+      (reply) => {
+        if (reply.replicate === undefined) throw this.badReply('Replicate', 'no replicate result');
+      },
+      (error: unknown) => this.failedCall('Replicate', error),
+    );
   }
 
   async coordinate(request: CoordinateRequest, timeoutMs: number): Promise<CoordinateReply> {
@@ -190,12 +194,15 @@ class GrpcPeerClient implements PeerClient {
 
   /** One pipe call; a failure is logged at debug level. (No async frame: it runs per replica call.) */
   private pipeCall(op: PipeOp, rpc: string, timeoutMs: number): Promise<pb.PipeReply> {
-    return this.pipe.call(op, rpc, timeoutMs).catch((error: unknown) => {
-      if (TesseraError.is(error)) {
-        this.options.logger?.debug({ peer: this.address, rpc, code: error.code }, 'peer call failed');
-      }
-      throw error;
-    });
+    return this.pipe.call(op, rpc, timeoutMs).catch((error: unknown) => this.failedCall(rpc, error));
+  }
+
+  /** A pipe call failed: logged at debug, then passed on. */
+  private failedCall(rpc: string, error: unknown): never {
+    if (TesseraError.is(error)) {
+      this.options.logger?.debug({ peer: this.address, rpc, code: error.code }, 'peer call failed');
+    }
+    throw error;
   }
 
   private call<Req, Res>(method: PeerMethod<Req, Res>, request: Req, timeoutMs: number): Promise<Res> {
