@@ -151,33 +151,38 @@ export class Coordinator {
    * A put (value set) or delete (value undefined); answers with the new version's context and the
    * receipt of how it was stored (the coordinator's, through the Coordinate call when forwarded).
    */
-  async write(key: string, options: WriteOptions): Promise<WriteResult> {
-    const { settings } = this.deps;
-    if (options.value !== undefined && options.value.length > settings.valueBytesMax) {
-      throw new TesseraError(
-        'VALUE_TOO_LARGE',
-        `The value is ${options.value.length} bytes serialized; the limit is ${settings.valueBytesMax}. Store large blobs elsewhere and keep a reference here.`,
-        { bytes: options.value.length, valueBytesMax: settings.valueBytesMax },
-      );
-    }
-    const context = options.context === undefined ? undefined : decodeContext(key, options.context);
-    const w = this.quorum('w', options.w);
-    const timeoutMs = options.timeoutMs ?? settings.requestTimeoutMs;
-    const placed = this.placed(key);
-    const replicas = primariesOf(placed.preference, settings.n);
-    const { self, peers } = this.deps;
-    const order =
-      options.forwarded === true
-        ? undefined
-        : forwardOrder(self, context?.coordinator, replicas, (n) => peers.isDown(n));
-    if (order !== undefined) {
+  write(key: string, options: WriteOptions): Promise<WriteResult> {
+    // Not an async frame: returning coordinateWrite's promise from one costs two more microtask
+    // hops on every put. What throws here rejects.
+    try {
+      const { settings } = this.deps;
+      if (options.value !== undefined && options.value.length > settings.valueBytesMax) {
+        throw new TesseraError(
+          'VALUE_TOO_LARGE',
+          `The value is ${options.value.length} bytes serialized; the limit is ${settings.valueBytesMax}. Store large blobs elsewhere and keep a reference here.`,
+          { bytes: options.value.length, valueBytesMax: settings.valueBytesMax },
+        );
+      }
+      const context = options.context === undefined ? undefined : decodeContext(key, options.context);
+      const w = this.quorum('w', options.w);
+      const timeoutMs = options.timeoutMs ?? settings.requestTimeoutMs;
+      const placed = this.placed(key);
+      const replicas = primariesOf(placed.preference, settings.n);
+      const { self, peers } = this.deps;
+      const order =
+        options.forwarded === true
+          ? undefined
+          : forwardOrder(self, context?.coordinator, replicas, (n) => peers.isDown(n));
+      // No replica can coordinate, or this one is chosen: this node does (as a fallback when it is
+      // not a replica: sloppy quorum, paper 4.6).
+      const coordinate = (): Promise<WriteResult> =>
+        this.coordinateWrite(key, placed, replicas, options.value, context, w, timeoutMs);
+      if (order === undefined) return coordinate();
       const write = { key, w, timeoutMs, ...pick(options, 'value', 'context') };
-      const forwarded = await forwardWrite(peers, this.deps.now, order, write);
-      if (forwarded !== undefined) return forwarded;
+      return forwardWrite(peers, this.deps.now, order, write).then((forwarded) => forwarded ?? coordinate());
+    } catch (err) {
+      return Promise.reject(err);
     }
-    // No replica can coordinate, or this one is chosen: this node does (as a fallback when it is
-    // not a replica: sloppy quorum, paper 4.6).
-    return this.coordinateWrite(key, placed, replicas, options.value, context, w, timeoutMs);
   }
 
   /** The key's preference list (`preferenceFor`), with the ring it was read from. */

@@ -166,20 +166,26 @@ async function putKey(
 }
 
 /** A plain (not strong) key's put of the request body `{ value, context? }`. */
-export async function putAnswer(
+export function putAnswer(
   deps: KvRouteDeps,
   contexts: ContextSeal,
   key: string,
   query: WriteQuery,
   input: unknown,
 ): Promise<KvAnswer> {
-  const body = parsePutBody(input);
-  const value = Buffer.from(JSON.stringify(body.value), 'utf8');
-  const written = await deps.coordinator.write(key, {
-    value,
-    ...writeOptions(query, opened(contexts, key, body.context)),
-  });
-  return { status: 200, body: writeAnswer(contexts, key, written) };
+  // One reaction, not an async frame: every put runs this. What throws before the write rejects.
+  let written: Promise<WriteResult>;
+  try {
+    const body = parsePutBody(input);
+    const value = Buffer.from(JSON.stringify(body.value), 'utf8');
+    written = deps.coordinator.write(key, {
+      value,
+      ...writeOptions(query, opened(contexts, key, body.context)),
+    });
+  } catch (err) {
+    return Promise.reject(err);
+  }
+  return written.then((result) => ({ status: 200, body: writeAnswer(contexts, key, result) }));
 }
 
 async function deleteKey(

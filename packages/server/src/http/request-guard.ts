@@ -76,26 +76,37 @@ export function requestGuard(deps: RequestGuardDeps): RequestGuard {
     deps.metrics.inflight.set(inflight);
     return undefined;
   };
-  const measure = async <T>(
+  // One reaction, not an async frame with try/finally: every request runs this.
+  const measure = <T>(
     op: Op,
     run: () => Promise<T>,
     outcome: (result: T) => string,
     foreground: boolean,
   ): Promise<T> => {
-    const timer = timerOf(op);
     const startedMs = performance.now();
-    try {
-      const result = await run();
-      count(op, outcome(result));
-      return result;
-    } catch (err) {
-      count(op, TesseraError.is(err) ? err.code : 'INTERNAL');
-      throw err;
-    } finally {
+    const took = (): void => {
       const tookMs = performance.now() - startedMs;
-      timer.observe(tookMs / 1000);
+      timerOf(op).observe(tookMs / 1000);
       if (foreground) deps.admission.recordForeground(tookMs);
+    };
+    let running: Promise<T>;
+    try {
+      running = run();
+    } catch (err) {
+      running = Promise.reject(err);
     }
+    return running.then(
+      (result) => {
+        count(op, outcome(result));
+        took();
+        return result;
+      },
+      (err: unknown) => {
+        count(op, TesseraError.is(err) ? err.code : 'INTERNAL');
+        took();
+        throw err;
+      },
+    );
   };
   const outcomeOf = (status: number): string => (status < 400 ? 'ok' : 'NOT_FOUND');
   const admit =
