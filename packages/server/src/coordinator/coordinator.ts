@@ -126,12 +126,19 @@ export class Coordinator {
     return this.placed(key).preference;
   }
 
-  async get(key: string, options: ReadOptions = {}): Promise<ReadResult> {
-    const r = this.quorum('r', options.r);
-    const timeoutMs = options.timeoutMs ?? this.deps.settings.requestTimeoutMs;
-    const { state, nextCoordinator } = await this.readQuorum(key, r, timeoutMs);
-    // The replica the read names coordinates the next write with this context (paper 5, 6.4).
-    return { state, context: this.contextFor(key, state, nextCoordinator) };
+  get(key: string, options: ReadOptions = {}): Promise<ReadResult> {
+    // One reaction, not an async frame: every get runs this. What throws here rejects.
+    try {
+      const r = this.quorum('r', options.r);
+      const timeoutMs = options.timeoutMs ?? this.deps.settings.requestTimeoutMs;
+      // The replica the read names coordinates the next write with this context (paper 5, 6.4).
+      return this.readQuorum(key, r, timeoutMs).then(({ state, nextCoordinator }) => ({
+        state,
+        context: this.contextFor(key, state, nextCoordinator),
+      }));
+    } catch (err) {
+      return Promise.reject(err);
+    }
   }
 
   /**

@@ -1,5 +1,5 @@
 /** GET, PUT and DELETE /v1/kv/:key — the client API (see docs/api.md). */
-import { encodeContext, TesseraError } from '@tessera/core';
+import { encodeContext, type KeyState, TesseraError } from '@tessera/core';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AdmissionController } from '../background/admission.js';
 import type { Config } from '../config.js';
@@ -116,19 +116,36 @@ async function getKey(
 }
 
 /** A plain (not strong) key's get: its siblings and context, or NOT_FOUND. */
-export async function readAnswer(
+export function readAnswer(
   deps: KvRouteDeps,
   contexts: ContextSeal,
   key: string,
   query: ReadQuery,
 ): Promise<KvAnswer> {
-  const { state, context: issued } =
-    query.local === 'true'
-      ? await localRead(deps, key)
-      : await deps.coordinator.get(key, {
-          ...(query.r === undefined ? {} : { r: query.r }),
-          ...(query.timeoutMs === undefined ? {} : { timeoutMs: query.timeoutMs }),
-        });
+  // One reaction, not an async frame: every get runs this. What throws before the read rejects.
+  let read: Promise<{ state: KeyState; context: string }>;
+  try {
+    read =
+      query.local === 'true'
+        ? localRead(deps, key)
+        : deps.coordinator.get(key, {
+            ...(query.r === undefined ? {} : { r: query.r }),
+            ...(query.timeoutMs === undefined ? {} : { timeoutMs: query.timeoutMs }),
+          });
+  } catch (err) {
+    return Promise.reject(err);
+  }
+  return read.then(({ state, context: issued }) => answerOfRead(deps, contexts, key, query, state, issued));
+}
+
+function answerOfRead(
+  deps: KvRouteDeps,
+  contexts: ContextSeal,
+  key: string,
+  query: ReadQuery,
+  state: KeyState,
+  issued: string,
+): KvAnswer {
   const context = contexts.seal(key, issued);
   if (state.siblings.length === 0) {
     // `?missing=ok`: an answer, not an error, so that a browser logs no failed request.
