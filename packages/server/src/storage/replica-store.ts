@@ -103,24 +103,39 @@ export class ReplicaStore {
   }
 
   /** The stored state; frozen (it may be the cached one): never change it, nor its values' bytes. */
-  async read(key: string): Promise<KeyState | undefined> {
-    const entry = await this.load(key);
-    return entry.bytes === undefined ? undefined : this.decoded(key, entry);
+  read(key: string): Promise<KeyState | undefined> {
+    return this.loaded(key, (entry) => (entry.bytes === undefined ? undefined : this.decoded(key, entry)));
   }
 
   /**
    * The stored state as its bytes (the cache's own: never change them), decoded on demand (the
    * decode is cached too): a quorum read compares replicas' bytes before decoding any.
    */
-  async readVersion(key: string): Promise<StoredVersion | undefined> {
-    const entry = await this.load(key);
-    if (entry.bytes === undefined) return undefined;
-    return { bytes: entry.bytes, state: () => this.decoded(key, entry) };
+  readVersion(key: string): Promise<StoredVersion | undefined> {
+    return this.loaded(key, (entry) =>
+      entry.bytes === undefined ? undefined : { bytes: entry.bytes, state: () => this.decoded(key, entry) },
+    );
   }
 
   /** The stored bytes as they are (a copy), to send to a peer without decoding and re-encoding. */
-  async readEncoded(key: string): Promise<Uint8Array | undefined> {
-    return (await this.load(key)).bytes?.slice();
+  readEncoded(key: string): Promise<Uint8Array | undefined> {
+    return this.loaded(key, (entry) => entry.bytes?.slice());
+  }
+
+  /**
+   * `answer` of the key's stored entry, read as a read (it fills the cache). Memory answers a
+   * cached or certainly absent key at once: no await, no async frame (every get runs this on each
+   * replica). What throws rejects.
+   */
+  private loaded<T>(key: string, answer: (entry: CachedState) => T): Promise<T> {
+    try {
+      const at = this.locate(key);
+      const now = this.states.loadNow(key, at.dataKey);
+      if (now !== undefined) return Promise.resolve(answer(now));
+      return this.load(key, at, true).then(answer);
+    } catch (err) {
+      return Promise.reject(err);
+    }
   }
 
   /** Hits, misses, evictions and size of the cache of recent states. */
@@ -339,15 +354,20 @@ export class ReplicaStore {
   }
 
   /** Writes `ops`, which leave the key's state `bytes`; under the key's lock. */
-  private async writeData(key: string, bytes: Uint8Array | undefined, ops: BatchOp[], sync?: boolean) {
+  private writeData(
+    key: string,
+    bytes: Uint8Array | undefined,
+    ops: BatchOp[],
+    sync?: boolean,
+  ): Promise<void> {
     this.states.writing(ops);
-    try {
-      await this.write(ops, sync);
-    } catch (err) {
-      this.states.unknown(key); // it may or may not have been written
-      throw err;
-    }
-    this.states.written(key, bytes);
+    return this.write(ops, sync).then(
+      () => this.states.written(key, bytes),
+      (err: unknown) => {
+        this.states.unknown(key); // it may or may not have been written
+        throw err;
+      },
+    );
   }
 
   /** The key's stored state, from the cache or the engine; a read (not a write's) fills the cache. */

@@ -151,22 +151,32 @@ export class PipeStream {
       return;
     }
     this.inFlight++;
-    this.run(call).then(
+    let running: Promise<pb.PipeReply>;
+    try {
+      running = this.run(call);
+    } catch (error) {
+      running = Promise.reject(error);
+    }
+    running.then(
       (reply) => this.done(reply),
       (error: unknown) => this.done({ id: call.id, error: toWireError(error, rpcOf(call), this.log) }),
     );
   }
 
-  private async run(call: pb.PipeCall): Promise<pb.PipeReply> {
+  /** One reaction per call, not an async frame: every replicated write runs this on every replica. */
+  private run(call: pb.PipeCall): Promise<pb.PipeReply> {
+    const { id } = call;
     if (call.read !== undefined && call.replicate === undefined) {
       const { key } = parseReadCall(call.read);
-      const state = await this.handler.read(key);
-      return { id: call.id, read: state === undefined ? NOT_FOUND : { found: true, state } };
+      return this.handler
+        .read(key)
+        .then((state) => ({ id, read: state === undefined ? NOT_FOUND : { found: true, state } }));
     }
     if (call.replicate !== undefined && call.read === undefined) {
       const request = parseReplicateCall(call.replicate);
-      await this.handler.replicate(request.key, request.state, request.hint);
-      return { id: call.id, replicate: REPLICATED };
+      return this.handler
+        .replicate(request.key, request.state, request.hint)
+        .then(() => ({ id, replicate: REPLICATED }));
     }
     throw new TesseraError('BAD_REQUEST', 'A pipe call must hold exactly one of read and replicate.');
   }
