@@ -1,7 +1,7 @@
 import { EMPTY_STATE, type KeyState } from '@tessera/core';
 import { describe, expect, it } from 'vitest';
 import { oldSpaceGrowthBytes } from '../../test/promotion-kit.js';
-import { ChangeQueue, type QueuedChange } from './change-queue.js';
+import { CHANGES_PER_WRITE_MAX, ChangeQueue, type QueuedChange } from './change-queue.js';
 import { KeyLock, lockHash } from './key-lock.js';
 
 describe('ChangeQueue and the garbage collector', () => {
@@ -49,5 +49,29 @@ describe('ChangeQueue groups', () => {
     await Promise.all([...first, ...second, other, ...third]);
     expect(groups).toEqual([['a', 'b'], ['c', 'd'], ['lock'], ['e']]);
     expect(lock.size).toBe(0);
+  });
+});
+
+describe('ChangeQueue past CHANGES_PER_WRITE_MAX', () => {
+  it('writes every change submitted before a later lock before it, even when they need two groups', async () => {
+    const lock = new KeyLock<QueuedChange<number>[]>();
+    const order: string[] = [];
+    const queue = new ChangeQueue<number>(lock, async (_key, group) => {
+      order.push(`group of ${group.length}`);
+      for (const change of group) change.resolve(change.fn(EMPTY_STATE));
+    });
+    const hash = lockHash('k');
+    // The key is busy, so the changes queue as one open group behind it.
+    const busy = lock.run('k', hash, () => new Promise<void>((r) => setImmediate(r)));
+    const changes = Array.from({ length: CHANGES_PER_WRITE_MAX + 10 }, (_, i) =>
+      queue.submit('k', 'k', hash, (s) => s, i),
+    );
+    // Then something else takes the key's lock (a partition drop does this).
+    queue.close('k', hash);
+    const drop = lock.run('k', hash, async () => {
+      order.push('drop');
+    });
+    await Promise.all([busy, drop, ...changes]);
+    expect(order).toEqual([`group of ${CHANGES_PER_WRITE_MAX}`, 'group of 10', 'drop']);
   });
 });

@@ -50,7 +50,7 @@ export class ChangeQueue<H, S = string> {
       const change = { fn, how, resolve, reject };
       const open = this.lock.openGroup(lockKey, lockHash);
       if (open !== undefined) open.push(change);
-      else this.schedule(subject, lockKey, lockHash, [change], true);
+      else this.schedule(subject, lockKey, lockHash, [change]);
     });
   }
 
@@ -62,25 +62,19 @@ export class ChangeQueue<H, S = string> {
     this.lock.closeGroup(lockKey, lockHash);
   }
 
-  /** Queues the group's write on the key's lock; an `open` group takes changes until it starts. */
-  private schedule(
-    subject: S,
-    lockKey: string,
-    lockHash: number,
-    queue: QueuedChange<H>[],
-    open: boolean,
-  ): void {
-    void this.lock.run(
-      lockKey,
-      lockHash,
-      () => {
-        // Changes submitted from now on form the next group, written after this one.
-        const group = queue.splice(0, CHANGES_PER_WRITE_MAX);
-        if (queue.length > 0) this.schedule(subject, lockKey, lockHash, queue, false);
-        return this.run(subject, group);
-      },
-      open ? queue : undefined,
-    );
+  /**
+   * Queues the group's write on the key's lock; the group takes changes until it starts. A group
+   * past CHANGES_PER_WRITE_MAX writes its first changes and queues the rest right after itself.
+   */
+  private schedule(subject: S, lockKey: string, lockHash: number, queue: QueuedChange<H>[]): void {
+    const task = (): Promise<void> => {
+      // Changes submitted from now on form the next group, written after this one.
+      const group = queue.splice(0, CHANGES_PER_WRITE_MAX);
+      // The rest was submitted before anything queued behind this group: it goes next, before it.
+      if (queue.length > 0) void this.lock.runNext(lockKey, lockHash, task);
+      return this.run(subject, group);
+    };
+    void this.lock.run(lockKey, lockHash, task, queue);
   }
 }
 

@@ -135,3 +135,40 @@ describe('KeyLock', () => {
     expect(lock.size).toBe(0);
   });
 });
+
+describe('KeyLock.runNext', () => {
+  it('runs right after the running task, before the tasks waiting, and leaves the open group open', async () => {
+    const lock = new KeyLock<string[]>();
+    const hash = lockHash('k');
+    const order: string[] = [];
+    const group = ['g'];
+    let next: Promise<void> | undefined;
+    const first = lock.run('k', hash, async () => {
+      order.push('first');
+      next = lock.runNext('k', hash, async () => {
+        order.push('next');
+      });
+    });
+    const waiting = lock.run(
+      'k',
+      hash,
+      async () => {
+        order.push('waiting');
+      },
+      group,
+    );
+    // Before the first task starts, the last queued task's group is open.
+    expect(lock.openGroup('k', hash)).toBe(group);
+    await first;
+    expect(lock.openGroup('k', hash)).toBe(group);
+    await Promise.all([next, waiting]);
+    expect(order).toEqual(['first', 'next', 'waiting']);
+    expect(lock.size).toBe(0);
+  });
+
+  it('on a free key is run', async () => {
+    const lock = new KeyLock();
+    await expect(lock.runNext('k', lockHash('k'), async () => 7)).resolves.toBe(7);
+    expect(lock.size).toBe(0);
+  });
+});
