@@ -4,16 +4,15 @@
  * so one partition, and each Merkle bucket of it, is one contiguous range.
  *
  * Every change to a key is a read-modify-write under a per-key lock: two concurrent writes to
- * one key never lose an update, and writes to different keys run in parallel. Each change also
- * updates the partition's Merkle tree (partition-trees.ts) and the tombstone index, in the same
- * atomic batch as the state for the latter. Concurrent changes reach the engine together, as one
+ * one key never lose an update, and writes to different keys run in parallel; the changes that
+ * queue for a key while it is busy are applied and written as one group (group-write.ts). Each
+ * change also updates the partition's Merkle tree (partition-trees.ts) and the tombstone index,
+ * the latter in the same atomic batch as the state. Concurrent changes reach the engine together, as one
  * batch per tick (group-commit.ts). Reads go to memory first (stored-states.ts): a write-through
  * cache of recent states, updated only under the key's lock once the engine write committed, and
  * a filter of the stored keys, so a key the engine certainly does not hold reads as absent.
  */
 import {
-  EMPTY_STATE,
-  encodeState,
   isTombstone,
   type KeyState,
   type MerkleTree,
@@ -22,9 +21,10 @@ import {
   sameState,
   TesseraError,
 } from '@tessera/core';
-import { type Accepted, applyGroup, ChangeQueue, type QueuedChange } from './change-queue.js';
+import { ChangeQueue, type QueuedChange } from './change-queue.js';
 import type { BatchOp, StorageEngine } from './engine.js';
 import { GroupCommit } from './group-commit.js';
+import { type GroupWriteDeps, writeGroup } from './group-write.js';
 import type { KeyFilterStats } from './key-filter.js';
 import { KeyLock } from './key-lock.js';
 import { migrateLayout } from './layout.js';
@@ -50,7 +50,6 @@ import {
   partitionRange,
   tombstoneKey,
 } from './stored-keys.js';
-import { checkSiblings, checkStateBytes, tombstoneIndexOp } from './stored-state.js';
 import { StoredStates } from './stored-states.js';
 import type { StoredVersion } from './stored-version.js';
 
@@ -64,8 +63,9 @@ export class ReplicaStore {
   private readonly commits: GroupCommit;
   private readonly states: StoredStates;
   private readonly changes = new ChangeQueue<ChangeOptions, Located>(this.lock, ({ key, at }, group) =>
-    this.writeGroup(key, at, group),
+    writeGroup(this.groupWrite, key, at, group),
   );
+  private readonly groupWrite: GroupWriteDeps;
 
   constructor(
     private readonly engine: StorageEngine,
@@ -81,6 +81,13 @@ export class ReplicaStore {
     this.now = options.now ?? Date.now;
     this.commits = new GroupCommit(engine, { holdMs: options.commitHoldMs ?? 0 });
     this.states = new StoredStates(engine, options);
+    this.groupWrite = {
+      trees: this.trees,
+      states: this.states,
+      options,
+      now: this.now,
+      writeData: (key, bytes, ops, sync) => this.writeData(key, bytes, ops, sync),
+    };
   }
 
   /**
@@ -295,60 +302,6 @@ export class ReplicaStore {
     return this.changes.submit({ key, at }, at.dataKey, at.hash, fn, how);
   }
 
-  /** One group of changes to `key`, under its lock: each on the last one's state, one write for all. */
-  private async writeGroup(key: string, at: Location, group: QueuedChange<ChangeOptions>[]): Promise<void> {
-    // Memory answers most writes at once (no scan of the bucket, a cached or certainly absent key):
-    // each await skipped is a promise and a microtask less per write, on every replica.
-    const release =
-      this.trees.enterNow(at.partition, at.bucket) ?? (await this.trees.enter(at.partition, at.bucket));
-    let accepted: Accepted<ChangeOptions>[] = [];
-    /** Changes whose `beforeWrite` ran: told synchronously, under the lock, if they are not stored. */
-    const sent: ChangeOptions[] = [];
-    try {
-      const entry = this.states.loadNow(key, at.dataKey) ?? (await this.load(key, at));
-      const bytes = entry.bytes;
-      const stored = bytes === undefined ? EMPTY_STATE : this.decoded(key, entry);
-      let last: { state: KeyState; encoded: Uint8Array } | undefined;
-      const applied = applyGroup(stored, group, (before, next, { how }) => {
-        if (how.limitSiblings) checkSiblings(key, before, next, this.options.siblingsMax);
-        const encoded = how.received?.state === next ? how.received.bytes : encodeState(next);
-        if (how.limitSiblings) {
-          const beforeBytes = last?.encoded.length ?? bytes?.length ?? 0;
-          checkStateBytes(key, beforeBytes, encoded.length, this.options.stateBytesMax);
-        }
-        beforeWrite(how, next, encoded);
-        sent.push(how);
-        last = { state: next, encoded };
-      });
-      accepted = applied.accepted;
-      const { final } = applied;
-      if (final !== stored) {
-        const encoded = last?.state === final ? last.encoded : encodeState(final);
-        const ops: BatchOp[] = [{ type: 'put', ns: 'data', key: at.dataKey, value: encoded }];
-        const index = tombstoneIndexOp(tombstoneKey(at.partition, key), stored, final, this.now);
-        if (index !== undefined) ops.push(index);
-        await this.writeData(
-          key,
-          encoded,
-          ops,
-          accepted.some((a) => a.change.how.sync),
-        );
-        this.trees.changed(at.partition, at.bucket, key, bytes === undefined ? undefined : stored, final, {
-          before: bytes?.length,
-          after: encoded.length,
-        });
-      }
-      for (const { change, next } of accepted) change.resolve(next);
-    } catch (err) {
-      // Nothing of the group was written (or whether it was is unknown): every change not yet
-      // refused fails with the error.
-      for (const how of sent) how.notStored?.(err);
-      for (const change of accepted.length > 0 ? accepted.map((a) => a.change) : group) change.reject(err);
-    } finally {
-      release();
-    }
-  }
-
   private write(ops: readonly BatchOp[], sync = this.options.sync): Promise<void> {
     return this.commits.write(ops, sync);
   }
@@ -403,15 +356,5 @@ export class ReplicaStore {
 
   private locate(key: string): Location {
     return locate(this.options.partitionCount, key);
-  }
-}
-
-/** Runs the change's `beforeWrite`; if it throws once it may have sent the version, the change is not stored. */
-function beforeWrite(how: ChangeOptions, next: KeyState, encoded: Uint8Array): void {
-  try {
-    how.beforeWrite?.(next, encoded);
-  } catch (err) {
-    how.notStored?.(err);
-    throw err;
   }
 }
