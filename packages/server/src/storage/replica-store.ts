@@ -8,9 +8,10 @@
  * queue for a key while it is busy are applied and written as one group (group-write.ts). Each
  * change also updates the partition's Merkle tree (partition-trees.ts) and the tombstone index,
  * the latter in the same atomic batch as the state. Concurrent changes reach the engine
- * together, as one batch per tick (group-commit.ts). Reads go to memory first (stored-states.ts): a write-through
- * cache of recent states, updated only under the key's lock once the engine write committed, and
- * a filter of the stored keys, so a key the engine certainly does not hold reads as absent.
+ * together, as one batch per tick (group-commit.ts). Reads go to memory first (stored-states.ts):
+ * a write-through cache of recent states, updated only under the key's lock once the engine write
+ * committed, and a filter of the stored keys, so a key the engine certainly does not hold reads
+ * as absent.
  */
 import {
   isTombstone,
