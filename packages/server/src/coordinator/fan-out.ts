@@ -40,8 +40,7 @@ export function replicateWrite(replicas: Replicas, f: FanOut): Promise<void> {
       if (error === undefined) resolve();
       else reject(error);
     });
-    collector.cancelTimer = f.deadlines.add(remainingMs(f), () => collector.expire());
-    collector.check();
+    collector.begin(f.deadlines, remainingMs(f));
     for (const target of targets) send(replicas, f, target, spares, collector);
   });
 }

@@ -91,8 +91,7 @@ export function collectQuorum<T>(
       else reject(error);
     });
     collector.settled = resolveSettled;
-    collector.cancelTimer = deadlines.add(timeoutMs, () => collector.expire());
-    collector.check();
+    collector.begin(deadlines, timeoutMs);
     for (const call of calls) {
       call.run().then(
         (value) => collector.record({ node: call.node, ok: true, value }),
@@ -114,7 +113,7 @@ export class Collector<T> {
   private impossible: boolean;
   /** Told every reply once all calls settled (late ones included); reads repair with them. */
   settled: ((replies: ReplicaReply<T>[]) => void) | undefined;
-  cancelTimer: () => void = () => {};
+  private cancelTimer: () => void = () => {};
 
   constructor(
     private readonly asked: number,
@@ -125,6 +124,12 @@ export class Collector<T> {
     this.impossible = asked < needed;
   }
 
+  /** Starts the deadline (it fails the quorum after `timeoutMs`); with no call asked, settles at once. */
+  begin(deadlines: Deadlines, timeoutMs: number): void {
+    this.cancelTimer = deadlines.add(timeoutMs, () => this.expire());
+    this.check();
+  }
+
   record(reply: ReplicaReply<T>): void {
     this.all.push(reply);
     if (reply.ok) this.ok.push(reply);
@@ -132,7 +137,7 @@ export class Collector<T> {
     if (this.all.length === this.asked) this.settled?.(this.all);
   }
 
-  check(): void {
+  private check(): void {
     if (this.done) return;
     if (this.ok.length >= this.needed) {
       this.finish();
@@ -145,7 +150,7 @@ export class Collector<T> {
     }
   }
 
-  expire(): void {
+  private expire(): void {
     if (this.done) return;
     this.finish();
     this.finished(this.shortfall(this.impossible ? 'INSUFFICIENT_REPLICAS' : 'TIMEOUT'), []);
