@@ -69,9 +69,8 @@ function writeBatch(db: Db, ops: readonly BatchOp[], sync: boolean): Promise<voi
   const batch = direct._chainedBatch();
   try {
     for (const op of ops) {
-      const key = LEVEL_KEY_PREFIXES[op.ns] + op.key;
-      if (op.type === 'put') batch._put(key, op.value!);
-      else batch._del(key);
+      if (op.type === 'put') batch._put(levelKey(op), op.value!);
+      else batch._del(levelKey(op));
     }
   } catch (err) {
     direct.detachResource(batch);
@@ -84,8 +83,13 @@ function writeBatch(db: Db, ops: readonly BatchOp[], sync: boolean): Promise<voi
 }
 
 function levelOp(op: BatchOp): LevelOp {
-  const key = LEVEL_KEY_PREFIXES[op.ns] + op.key;
+  const key = levelKey(op);
   return op.type === 'put' ? { type: 'put', key, value: op.value! } : { type: 'del', key };
+}
+
+/** The key LevelDB stores for `op`: its namespace's prefix, then its key. */
+function levelKey(op: BatchOp): string {
+  return LEVEL_KEY_PREFIXES[op.ns] + op.key;
 }
 
 /** A key no namespace uses (every LevelDB key starts with a namespace prefix). */
