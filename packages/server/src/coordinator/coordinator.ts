@@ -31,6 +31,7 @@ import type { Logger } from '../logger.js';
 import type { HintStore } from '../storage/hint-store.js';
 import type { ReplicaStore } from '../storage/replica-store.js';
 import { Deadlines } from '../util/deadlines.js';
+import { promised } from '../util/promised.js';
 import { replicateWrite } from './fan-out.js';
 import { forwardOrder, forwardWrite } from './forward.js';
 import { type QuorumRead, readQuorum } from './read-quorum.js';
@@ -127,8 +128,8 @@ export class Coordinator {
   }
 
   get(key: string, options: ReadOptions = {}): Promise<ReadResult> {
-    // One reaction, not an async frame: every get runs this. What throws here rejects.
-    try {
+    // One reaction, not an async frame: every get runs this (util/promised.ts).
+    return promised(() => {
       const r = this.quorum('r', options.r);
       const timeoutMs = options.timeoutMs ?? this.deps.settings.requestTimeoutMs;
       // The replica the read names coordinates the next write with this context (paper 5, 6.4).
@@ -136,9 +137,7 @@ export class Coordinator {
         state,
         context: this.contextFor(key, state, nextCoordinator),
       }));
-    } catch (err) {
-      return Promise.reject(err);
-    }
+    });
   }
 
   /**
@@ -160,8 +159,8 @@ export class Coordinator {
    */
   write(key: string, options: WriteOptions): Promise<WriteResult> {
     // Not an async frame: returning coordinateWrite's promise from one costs two more microtask
-    // hops on every put. What throws here rejects.
-    try {
+    // hops on every put (util/promised.ts).
+    return promised(() => {
       const { settings } = this.deps;
       if (options.value !== undefined && options.value.length > settings.valueBytesMax) {
         throw new TesseraError(
@@ -187,9 +186,7 @@ export class Coordinator {
       if (order === undefined) return coordinate();
       const write = { key, w, timeoutMs, ...pick(options, 'value', 'context') };
       return forwardWrite(peers, this.deps.now, order, write).then((forwarded) => forwarded ?? coordinate());
-    } catch (err) {
-      return Promise.reject(err);
-    }
+    });
   }
 
   /** The key's preference list (`preferenceFor`), with the ring it was read from. */

@@ -7,6 +7,7 @@ import type { PeerDirectory } from '../cluster/peers.js';
 import type { HintStore } from '../storage/hint-store.js';
 import type { ReplicaStore } from '../storage/replica-store.js';
 import { lazyVersion, type StoredVersion, sameBytes } from '../storage/stored-version.js';
+import { promised } from '../util/promised.js';
 
 export class Replicas {
   constructor(
@@ -69,15 +70,12 @@ export class Replicas {
     // Promise chains rather than an async frame: every put runs this once per peer.
     // A failure is always a rejection, never a throw (callers chain `.catch`).
     if (node === this.self) {
-      try {
-        const local =
-          hint === undefined || hint === this.self
-            ? this.store.merge(key, state)
-            : this.hints.add(hint, key, state);
-        return local.then(nothing);
-      } catch (err) {
-        return Promise.reject(err);
-      }
+      const local = promised<unknown>(() =>
+        hint === undefined || hint === this.self
+          ? this.store.merge(key, state)
+          : this.hints.add(hint, key, state),
+      );
+      return local.then(nothing);
     }
     return this.peers.call(node, (c) => c.replicate(key, encoded, timeoutMs, hint));
   }

@@ -7,6 +7,7 @@ import type { Coordinator } from '../coordinator/coordinator.js';
 import type { WriteResult } from '../coordinator/receipt.js';
 import type { NodeMetrics } from '../node/metrics.js';
 import type { ReplicaStore } from '../storage/replica-store.js';
+import { promised } from '../util/promised.js';
 import { type ContextSeal, contextSeal } from './contexts.js';
 import { renderSiblings } from './render.js';
 import { type RequestGuard, requestGuard } from './request-guard.js';
@@ -122,19 +123,15 @@ export function readAnswer(
   key: string,
   query: ReadQuery,
 ): Promise<KvAnswer> {
-  // One reaction, not an async frame: every get runs this. What throws before the read rejects.
-  let read: Promise<{ state: KeyState; context: string }>;
-  try {
-    read =
-      query.local === 'true'
-        ? localRead(deps, key)
-        : deps.coordinator.get(key, {
-            ...(query.r === undefined ? {} : { r: query.r }),
-            ...(query.timeoutMs === undefined ? {} : { timeoutMs: query.timeoutMs }),
-          });
-  } catch (err) {
-    return Promise.reject(err);
-  }
+  // One reaction, not an async frame: every get runs this.
+  const read = promised(() =>
+    query.local === 'true'
+      ? localRead(deps, key)
+      : deps.coordinator.get(key, {
+          ...(query.r === undefined ? {} : { r: query.r }),
+          ...(query.timeoutMs === undefined ? {} : { timeoutMs: query.timeoutMs }),
+        }),
+  );
   return read.then(({ state, context: issued }) => answerOfRead(deps, contexts, key, query, state, issued));
 }
 
@@ -190,18 +187,15 @@ export function putAnswer(
   query: WriteQuery,
   input: unknown,
 ): Promise<KvAnswer> {
-  // One reaction, not an async frame: every put runs this. What throws before the write rejects.
-  let written: Promise<WriteResult>;
-  try {
+  // One reaction, not an async frame: every put runs this.
+  const written = promised(() => {
     const body = parsePutBody(input);
     const value = Buffer.from(JSON.stringify(body.value), 'utf8');
-    written = deps.coordinator.write(key, {
+    return deps.coordinator.write(key, {
       value,
       ...writeOptions(query, opened(contexts, key, body.context)),
     });
-  } catch (err) {
-    return Promise.reject(err);
-  }
+  });
   return written.then((result) => ({ status: 200, body: writeAnswer(contexts, key, result) }));
 }
 

@@ -10,6 +10,7 @@ import type { AdmissionController } from '../background/admission.js';
 import type { Config } from '../config.js';
 import type { NodeMetrics } from '../node/metrics.js';
 import { memoized } from '../util/memoized.js';
+import { promised } from '../util/promised.js';
 
 /** The `op` label of the request metrics. */
 export type Op = 'get' | 'put' | 'delete' | 'get_local' | 'list' | 'batch_get' | 'transact' | 'transact_get';
@@ -89,13 +90,7 @@ export function requestGuard(deps: RequestGuardDeps): RequestGuard {
       timerOf(op).observe(tookMs / 1000);
       if (foreground) deps.admission.recordForeground(tookMs);
     };
-    let running: Promise<T>;
-    try {
-      running = run();
-    } catch (err) {
-      running = Promise.reject(err);
-    }
-    return running.then(
+    return promised(run).then(
       (result) => {
         count(op, outcome(result));
         took();

@@ -26,6 +26,7 @@ import type {
   MerkleKeysRequest,
   PeerApi,
 } from '../transport/peer-api.js';
+import { promised } from '../util/promised.js';
 import { SETTINGS_ADVICE } from './cluster-settings.js';
 
 export interface Serving {
@@ -54,17 +55,13 @@ export class PeerHandler implements PeerApi {
   changed: () => void = () => {};
 
   // Not async frames (read and replicate): each replicated write and replica read runs one, and an
-  // async function returning a promise costs two more microtask hops. What throws rejects.
+  // async function returning a promise costs two more microtask hops (util/promised.ts).
   read(key: string): Promise<Uint8Array | undefined> {
-    try {
-      return this.require().store.readEncoded(key);
-    } catch (err) {
-      return Promise.reject(err);
-    }
+    return promised(() => this.require().store.readEncoded(key));
   }
 
   replicate(key: string, state: Uint8Array, hint?: string): Promise<void> {
-    try {
+    return promised(() => {
       const serving = this.require();
       const decoded = decodePeerState(state);
       // A copy: the received bytes are a view into the whole pipe message, which a cached state's
@@ -72,9 +69,7 @@ export class PeerHandler implements PeerApi {
       if (hint === undefined || hint === this.self)
         return serving.store.merge(key, decoded, state.slice()).then(nothing);
       return serving.hints.add(hint, key, decoded);
-    } catch (err) {
-      return Promise.reject(err);
-    }
+    });
   }
 
   async coordinate(request: CoordinateRequest): Promise<CoordinateReply> {

@@ -22,6 +22,7 @@ import {
   sameState,
   TesseraError,
 } from '@tessera/core';
+import { promised } from '../util/promised.js';
 import { ChangeQueue, type QueuedChange } from './change-queue.js';
 import type { BatchOp, StorageEngine } from './engine.js';
 import { GroupCommit } from './group-commit.js';
@@ -136,14 +137,12 @@ export class ReplicaStore {
    * replica). What throws rejects.
    */
   private loaded<T>(key: string, answer: (entry: CachedState) => T): Promise<T> {
-    try {
+    return promised(() => {
       const at = this.locate(key);
       const now = this.states.loadNow(key, at.dataKey);
       if (now !== undefined) return Promise.resolve(answer(now));
       return this.load(key, at, true).then(answer);
-    } catch (err) {
-      return Promise.reject(err);
-    }
+    });
   }
 
   /** Hits, misses, evictions and size of the cache of recent states. */

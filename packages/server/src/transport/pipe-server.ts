@@ -9,6 +9,7 @@
 import { Metadata, type Server, type ServerDuplexStream } from '@grpc/grpc-js';
 import { ERROR_CODES, TesseraError } from '@tessera/core';
 import type { Logger } from '../logger.js';
+import { promised } from '../util/promised.js';
 import type * as pb from './generated/tessera/peer/v1/peer.js';
 import type { PeerApi } from './peer-api.js';
 import { messageRoomBytes, PIPE_BATCH_BYTES_MAX } from './pipe-client.js';
@@ -151,13 +152,7 @@ export class PipeStream {
       return;
     }
     this.inFlight++;
-    let running: Promise<pb.PipeReply>;
-    try {
-      running = this.run(call);
-    } catch (error) {
-      running = Promise.reject(error);
-    }
-    running.then(
+    promised(() => this.run(call)).then(
       (reply) => this.done(reply),
       (error: unknown) => this.done({ id: call.id, error: toWireError(error, rpcOf(call), this.log) }),
     );
