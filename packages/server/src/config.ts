@@ -6,6 +6,8 @@ import { DURABILITIES, TesseraError } from '@tessera/core';
 import { z } from 'zod';
 import { HEAP_GROWING_PERCENT_DEFAULT } from './node/heap-growth.js';
 import { COMPACTION_NICE_DEFAULT } from './storage/compaction-priority.js';
+import { KEY_FILTER_BYTES_DEFAULT } from './storage/key-filter.js';
+import { STATE_CACHE_BYTES_DEFAULT } from './storage/stored-states.js';
 
 export const hostPort = z
   .string()
@@ -188,7 +190,7 @@ export const configSchema = z
       .int()
       .min(0)
       .max(16 * 1024 * 1024 * 1024)
-      .default(8 * 1024 * 1024),
+      .default(STATE_CACHE_BYTES_DEFAULT),
     /**
      * Memory for the filter of the keys this node stores (storage/key-filter.ts): the read before a
      * write of a key it never held, and a get of such a key, skip the engine; 0 turns it off.
@@ -198,7 +200,7 @@ export const configSchema = z
       .int()
       .min(0)
       .max(1024 * 1024 * 1024)
-      .default(32 * 1024 * 1024),
+      .default(KEY_FILTER_BYTES_DEFAULT),
     /** Hints older than this are dropped undelivered; keep it well below tombstoneGraceMs. */
     hintTtlMs: z
       .number()

@@ -11,7 +11,11 @@ import { KEY_FILTER_BYTES_DEFAULT, KeyFilter, type KeyFilterStats } from './key-
 import { type CachedState, StateCache, type StateCacheStats } from './state-cache.js';
 import { decodeStored } from './stored-state.js';
 
-/** Default bound of the state cache (config `stateCacheBytesMax`). */
+/**
+ * Default bound of the state cache (config `stateCacheBytesMax`): about 3,700 keys' states on a
+ * coordinator, which also keeps their contexts and rendered bodies. Larger bounds buy a few percent
+ * of gets and cost the memory target at a million keys (docs/benchmarks.md, second and twentieth rounds).
+ */
 export const STATE_CACHE_BYTES_DEFAULT = 8 * 1024 * 1024;
 
 export interface StoredStatesOptions {
