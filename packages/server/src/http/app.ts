@@ -22,6 +22,7 @@ import { registerCors } from './cors.js';
 import { installDataPath } from './data-path.js';
 import { sendError, toTesseraError } from './error-reply.js';
 import { type FaultRouteDeps, registerFaultRoutes } from './fault-routes.js';
+import { installJsonBodyParser } from './json-body.js';
 import { type KvRouteDeps, registerKvRoutes } from './kv-routes.js';
 import { type ListRouteDeps, registerListRoutes } from './list-routes.js';
 import { registerOpenApiRoute, trackRoutes } from './openapi.js';
@@ -111,6 +112,7 @@ export function createHttpApp(
   app.server.on('drop', () => deps.metrics.connectionsDropped.inc());
   // JSON only: a text body is a mistake worth a clear 415, not a string value.
   app.removeContentTypeParser('text/plain');
+  installJsonBodyParser(app);
   app.setErrorHandler((err: FastifyError, _req, reply) => sendError(reply, toTesseraError(err, log)));
   app.setNotFoundHandler((req, reply) =>
     sendError(

@@ -158,7 +158,7 @@ class DataPath {
     this.parseJson(text, (err, body) => {
       // As in fastify: a body that does not parse is refused before the handler, uncounted.
       if (err !== null) return this.fail(res, err);
-      const put = () => putAnswer(this.deps, this.contexts, validateKey(key), this.noWriteQuery, body);
+      const put = () => putAnswer(this.deps, this.contexts, validateKey(key), this.noWriteQuery, body, text);
       this.answer(res, this.guard.timed('put', put));
     });
   }

@@ -9,6 +9,8 @@ import type { NodeMetrics } from '../node/metrics.js';
 import type { ReplicaStore } from '../storage/replica-store.js';
 import { promised } from '../util/promised.js';
 import { type ContextSeal, contextSeal } from './contexts.js';
+import { bodyText } from './json-body.js';
+import { sentValue } from './member-text.js';
 import { renderSiblings } from './render.js';
 import { type RequestGuard, requestGuard } from './request-guard.js';
 import {
@@ -174,23 +176,27 @@ async function putKey(
   const key = keyOf(req, query, deps.strong);
   if (deps.strong.isStrong(key)) {
     const body = parsePutBody(req.body);
-    return strongWrite(deps, key, body.value, body, query, req, reply);
+    return strongWrite(deps, key, sentValue(body.value, bodyText(req)), body, query, req, reply);
   }
-  return sendAnswer(reply, await putAnswer(deps, contexts, key, query, req.body));
+  return sendAnswer(reply, await putAnswer(deps, contexts, key, query, req.body, bodyText(req)));
 }
 
-/** A plain (not strong) key's put of the request body `{ value, context? }`. */
+/**
+ * A plain (not strong) key's put of the request body `{ value, context? }`: `input` parsed from
+ * `text`, whose `value` member is stored as it was sent.
+ */
 export function putAnswer(
   deps: KvRouteDeps,
   contexts: ContextSeal,
   key: string,
   query: WriteQuery,
   input: unknown,
+  text: string | undefined,
 ): Promise<KvAnswer> {
   // One reaction, not an async frame: every put runs this.
   const written = promised(() => {
     const body = parsePutBody(input);
-    const value = Buffer.from(JSON.stringify(body.value), 'utf8');
+    const value = Buffer.from(sentValue(body.value, text), 'utf8');
     return deps.coordinator.write(key, {
       value,
       ...writeOptions(query, opened(contexts, key, body.context)),

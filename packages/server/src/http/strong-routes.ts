@@ -5,6 +5,8 @@
 import { type Condition, type Register, TesseraError, type TransactionAction } from '@tessera/core';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { StrongService } from '../strong/service.js';
+import { bodyText } from './json-body.js';
+import { elementTexts, memberText, sentValue } from './member-text.js';
 import type { RequestGuard } from './request-guard.js';
 import { parseInput } from './schemas.js';
 import { transactBodySchema, transactGetBodySchema } from './strong-schemas.js';
@@ -49,10 +51,11 @@ export async function strongGet(
   });
 }
 
+/** A strong key's put of `text` (its value's JSON text as sent) or, with `text` undefined, its delete. */
 export async function strongWrite(
   deps: StrongRouteDeps,
   key: string,
-  value: unknown,
+  text: string | undefined,
   body: { context?: string | undefined },
   query: { timeoutMs?: number | undefined; w?: number | undefined },
   req: FastifyRequest,
@@ -64,7 +67,6 @@ export async function strongWrite(
       `"${key.slice(0, 200)}" is a strong key: it takes If-Match or If-None-Match headers, not a context, and always writes to a majority of its primaries (no w).`,
     );
   }
-  const text = value === undefined ? undefined : JSON.stringify(value);
   const register = await deps.strong.keys.write(
     key,
     text,
@@ -122,15 +124,25 @@ async function transact(deps: StrongRouteDeps, req: FastifyRequest): Promise<unk
   const body = parseInput(transactBodySchema, req.body, 'body');
   const keys = body.actions.map((a) => a.key);
   checkKeys(deps, keys);
-  const actions: TransactionAction[] = body.actions.map((a) => {
+  const sent = actionTexts(req, body.actions.length);
+  const actions: TransactionAction[] = body.actions.map((a, i) => {
     const condition = a.condition === undefined ? {} : { condition: a.condition };
-    if (a.type === 'put') return { type: 'put', key: a.key, value: JSON.stringify(a.value), ...condition };
+    if (a.type === 'put')
+      return { type: 'put', key: a.key, value: sentValue(a.value, sent?.[i]), ...condition };
     if (a.type === 'delete') return { type: 'delete', key: a.key, ...condition };
     return { type: 'conditionCheck', key: a.key, condition: a.condition };
   });
   const deadlineMs = deps.strong.deadline(body.timeoutMs);
   const versions = await deps.strong.transactions.transact(actions, body.clientRequestToken, deadlineMs);
   return { committed: true, versions };
+}
+
+/** The texts of the body's actions as sent, in the order parsed; undefined when not known. */
+function actionTexts(req: FastifyRequest, count: number): readonly string[] | undefined {
+  const text = bodyText(req);
+  const actions = text === undefined ? undefined : memberText(text, 'actions');
+  const elements = actions === undefined ? undefined : elementTexts(actions);
+  return elements?.length === count ? elements : undefined;
 }
 
 async function transactGet(
