@@ -55,7 +55,15 @@ async function singleNode(failing: { on: boolean }) {
   };
   const hints = new HintStore(engine, { hintsMax: 100, hintBytesMax: 1 << 20, sync: false, now: Date.now });
   await hints.open();
-  const peers = new PeerDirectory('n0', () => Promise.reject(new Error('no peers here')), 50, Date.now, log);
+  const peers = new PeerDirectory(
+    'n0',
+    () => {
+      throw new Error('a single node has no peers');
+    },
+    50,
+    Date.now,
+    log,
+  );
   const coordinator = new Coordinator({
     self: 'n0',
     settings: {
