@@ -100,6 +100,22 @@ describe('strong keys', () => {
     expect((other.body.error as { code: string }).code).toBe('IDEMPOTENT_PARAMETER_MISMATCH');
   });
 
+  it('a value past valueBytesMax is refused for a strong key and in a transaction, as for a plain key, and nothing is written', async () => {
+    const large = 'x'.repeat(1024 * 1024 + 1_000); // the default limit is 1 MiB; the body limit 64 KiB more
+    for (const res of [
+      await put(0, 'stock/large', large),
+      await transact(1, { actions: [{ type: 'put', key: 'stock/large', value: large }] }),
+      await put(2, 'plain-large', large),
+    ]) {
+      expect(res.status, JSON.stringify(res.body).slice(0, 300)).toBe(413);
+      expect(res.body.error).toMatchObject({
+        code: 'VALUE_TOO_LARGE',
+        details: { valueBytesMax: 1024 * 1024 },
+      });
+    }
+    expect(await read(0, 'stock/large')).toEqual({ key: 'stock/large', version: '0', consistency: 'strong' });
+  });
+
   it('a cancelled transaction names the action that failed and changes nothing', async () => {
     const res = await transact(1, {
       actions: [

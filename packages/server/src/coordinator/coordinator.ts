@@ -32,6 +32,7 @@ import type { HintStore } from '../storage/hint-store.js';
 import type { ReplicaStore } from '../storage/replica-store.js';
 import { Deadlines } from '../util/deadlines.js';
 import { promised } from '../util/promised.js';
+import { checkValueBytes } from '../util/value-limit.js';
 import { replicateWrite } from './fan-out.js';
 import { forwardOrder, forwardWrite } from './forward.js';
 import { type QuorumRead, readQuorum } from './read-quorum.js';
@@ -162,13 +163,7 @@ export class Coordinator {
     // hops on every put (util/promised.ts).
     return promised(() => {
       const { settings } = this.deps;
-      if (options.value !== undefined && options.value.length > settings.valueBytesMax) {
-        throw new TesseraError(
-          'VALUE_TOO_LARGE',
-          `The value is ${options.value.length} bytes serialized; the limit is ${settings.valueBytesMax}. Store large blobs elsewhere and keep a reference here.`,
-          { bytes: options.value.length, valueBytesMax: settings.valueBytesMax },
-        );
-      }
+      if (options.value !== undefined) checkValueBytes(options.value.length, settings.valueBytesMax);
       const context = options.context === undefined ? undefined : decodeContext(key, options.context);
       const w = this.quorum('w', options.w);
       const timeoutMs = options.timeoutMs ?? settings.requestTimeoutMs;

@@ -262,6 +262,7 @@ function strongOf({ config, view, peers, engine, now, random, log, faults }: Bas
       txnTimeoutMs: config.txnTimeoutMs,
       phaseTimeoutMs: config.peerTimeoutMs,
       requestTimeoutMs: config.strongTimeoutMs,
+      valueBytesMax: config.valueBytesMax,
     },
     state: () => view.require(),
     peers,

@@ -34,6 +34,8 @@ export interface StrongSettings {
   readonly phaseTimeoutMs: number;
   /** A strong request's deadline when the client gives none. */
   readonly requestTimeoutMs: number;
+  /** The largest value, in bytes of its JSON text (config `valueBytesMax`, as for plain keys). */
+  readonly valueBytesMax: number;
 }
 
 export interface StrongServiceDeps {
@@ -102,11 +104,13 @@ export class StrongService {
     const expiry = new TxnExpiry({ now, elapsedMs, timeoutMs: settings.txnTimeoutMs });
     const intents = { proposer: this.proposer, now, expiry };
     const randomId = () => randomBytes(12).toString('hex');
-    this.keys = new StrongKeys({ ...intents, sleep: pause, random, randomId });
+    const { valueBytesMax } = settings;
+    this.keys = new StrongKeys({ ...intents, sleep: pause, random, randomId, valueBytesMax });
     this.transactions = new Transactions({
       ...intents,
       keys: this.keys,
       txnTimeoutMs: settings.txnTimeoutMs,
+      valueBytesMax,
       randomId,
       ...(deps.crashAt === undefined ? {} : { crashAt: deps.crashAt }),
     });

@@ -15,9 +15,12 @@ import {
   versionOfOp,
   withoutIntent,
 } from '@tessera/core';
+import { checkValueBytes } from '../util/value-limit.js';
 import { type IntentDeps, resolveIntent } from './intents.js';
 
 export interface StrongKeysDeps extends IntentDeps {
+  /** The largest value, in bytes of its JSON text (config `valueBytesMax`, as for plain keys). */
+  readonly valueBytesMax: number;
   readonly sleep: (ms: number) => Promise<void>;
   readonly random: () => number;
   /** A unique id for each write (its round may end in doubt and be retried). */
@@ -58,6 +61,7 @@ export class StrongKeys {
     condition: Condition | undefined,
     deadlineMs: number,
   ): Promise<Register> {
+    if (value !== undefined) checkValueBytes(Buffer.byteLength(value), this.deps.valueBytesMax);
     const opId = this.deps.randomId();
     // The version the first round that wrote saw: a round that ends in doubt (accepts lost) may
     // still have been chosen, so later rounds look for `opId` among the register's last writes.

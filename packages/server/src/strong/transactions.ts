@@ -21,6 +21,7 @@ import {
   type TxnRecord,
   txnRecordKey,
 } from '@tessera/core';
+import { checkValueBytes } from '../util/value-limit.js';
 import { cancelIfPending, type IntentDeps, resolveIntent, settleIntent } from './intents.js';
 import type { StrongKeys } from './strong-keys.js';
 
@@ -28,6 +29,8 @@ export interface TransactionDeps extends IntentDeps {
   readonly keys: Pick<StrongKeys, 'get'>;
   /** How long a transaction may hold its keys before anyone may cancel it. */
   readonly txnTimeoutMs: number;
+  /** The largest value a put may write, in bytes of its JSON text (config `valueBytesMax`). */
+  readonly valueBytesMax: number;
   readonly randomId: () => string;
   /** Fault injection: true when this transaction's coordinator must die at `step` (never answering). */
   readonly crashAt?: (step: 'after-intents' | 'after-commit') => boolean;
@@ -58,6 +61,8 @@ export class Transactions {
     token: string | undefined,
     deadlineMs: number,
   ): Promise<Record<string, string>> {
+    for (const action of actions)
+      if (action.type === 'put') checkValueBytes(Buffer.byteLength(action.value), this.deps.valueBytesMax);
     const txn = token === undefined ? `r-${this.deps.randomId()}` : `t-${token}`;
     const record = await this.begin(txn, actions, deadlineMs);
     if (record.status !== 'pending') return finished(record);

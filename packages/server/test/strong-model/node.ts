@@ -29,6 +29,8 @@ import type { Endpoint, Network, Scheduler } from './sim.js';
 /** Replicas per key, and partitions of the ring. */
 export const N = 3;
 export const PARTITIONS = 8;
+/** The largest value a strong key takes here (a node's default, config `valueBytesMax`). */
+const VALUE_BYTES_MAX = 1024 * 1024;
 
 export const TIMING = {
   phaseTimeoutMs: 150,
@@ -217,14 +219,20 @@ export class SimNode implements Endpoint {
     const expiry = new TxnExpiry({ now, elapsedMs, timeoutMs: txnTimeoutMs });
     const intents = { proposer, now, expiry };
     const randomId = () => sim.between(0, 2 ** 30).toString(36);
-    const realKeys = new StrongKeys({ ...intents, sleep, random, randomId });
+    const realKeys = new StrongKeys({ ...intents, sleep, random, randomId, valueBytesMax: VALUE_BYTES_MAX });
     const keys = hooks.keys?.({ keys: realKeys, proposer }) ?? realKeys;
     const txnId = () => {
       const id = randomId();
       this.env.txnIds.add(`r-${id}`);
       return id;
     };
-    const txns = new Transactions({ ...intents, keys, txnTimeoutMs, randomId: txnId });
+    const txns = new Transactions({
+      ...intents,
+      keys,
+      txnTimeoutMs,
+      valueBytesMax: VALUE_BYTES_MAX,
+      randomId: txnId,
+    });
     const sweeper = new StrongSweeper({
       ...intents,
       self: this.id,
