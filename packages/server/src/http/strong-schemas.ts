@@ -5,11 +5,14 @@ import { depthWithin, keySchema, VALUE_DEPTH_MAX } from './schemas.js';
 
 const version = z.string().regex(/^\d{1,15}$/, 'a version is the decimal string a read returned');
 
-export const conditionSchema = z.union([
-  z.object({ ifVersion: version }).strict(),
-  z.object({ ifAbsent: z.literal(true) }).strict(),
-  z.object({ ifExists: z.literal(true) }).strict(),
-]);
+export const conditionSchema = z.union(
+  [
+    z.object({ ifVersion: version }).strict(),
+    z.object({ ifAbsent: z.literal(true) }).strict(),
+    z.object({ ifExists: z.literal(true) }).strict(),
+  ],
+  { error: 'a condition is one of {"ifVersion": "<version>"}, {"ifAbsent": true} or {"ifExists": true}' },
+);
 
 const value = z
   .unknown()
