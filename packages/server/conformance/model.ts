@@ -20,7 +20,7 @@ const CASE_TIMEOUT_MS = 1_000;
 function applyToModel(model: Model, ops: readonly BatchOp[]): void {
   for (const op of ops) {
     const table = model.get(op.ns)!;
-    if (op.type === 'put') table.set(op.key, op.value!.slice());
+    if (op.type === 'put') table.set(op.key, op.value.slice());
     else table.delete(op.key);
   }
 }

@@ -104,7 +104,7 @@ export class TrickyEngine implements StorageEngine {
 
   async batch(ops: readonly BatchOp[], options?: { sync?: boolean }): Promise<void> {
     const fails = (when: Fail) =>
-      ops.some((op) => op.value !== undefined && this.armed.get(`${op.key} ${hex(op.value)}`) === when);
+      ops.some((op) => op.type === 'put' && this.armed.get(`${op.key} ${hex(op.value)}`) === when);
     if (fails('before') || ops.some((op) => op.type === 'del' && this.failDeletes.has(op.key)))
       throw new Error('injected failure before the write');
     await this.inner.batch(ops, options);

@@ -154,15 +154,17 @@ function checkKey(key: string, what = 'key'): void {
 function checkOp(op: BatchOp): void {
   checkNamespace(op.ns);
   checkKey(op.key);
-  if (op.type === 'put') {
-    if (!(op.value instanceof Uint8Array)) {
+  // The types say what an op holds; a caller from plain JavaScript may not follow them.
+  const { type, value } = op as { readonly type: unknown; readonly value?: unknown };
+  if (type === 'put') {
+    if (!(value instanceof Uint8Array)) {
       throw new TesseraError(
         'INTERNAL',
         `A batch put of key ${JSON.stringify(op.key)} has no Uint8Array value.`,
       );
     }
-  } else if (op.type !== 'del') {
-    throw new TesseraError('INTERNAL', `Unknown batch op type ${JSON.stringify(op.type)}.`);
+  } else if (type !== 'del') {
+    throw new TesseraError('INTERNAL', `Unknown batch op type ${JSON.stringify(type)}.`);
   }
 }
 

@@ -6,13 +6,10 @@
 
 export type Namespace = 'data' | 'hints' | 'meta';
 
-export interface BatchOp {
-  readonly type: 'put' | 'del';
-  readonly ns: Namespace;
-  readonly key: string;
-  /** Required for 'put'. */
-  readonly value?: Uint8Array;
-}
+/** One write of a batch: a put of `value`, or a delete. */
+export type BatchOp =
+  | { readonly type: 'put'; readonly ns: Namespace; readonly key: string; readonly value: Uint8Array }
+  | { readonly type: 'del'; readonly ns: Namespace; readonly key: string };
 
 export interface KeyRange {
   /** Inclusive lower bound. */

@@ -69,7 +69,7 @@ function writeBatch(db: Db, ops: readonly BatchOp[], sync: boolean): Promise<voi
   const batch = direct._chainedBatch();
   try {
     for (const op of ops) {
-      if (op.type === 'put') batch._put(levelKey(op), op.value!);
+      if (op.type === 'put') batch._put(levelKey(op), op.value);
       else batch._del(levelKey(op));
     }
   } catch (err) {
@@ -84,7 +84,7 @@ function writeBatch(db: Db, ops: readonly BatchOp[], sync: boolean): Promise<voi
 
 function levelOp(op: BatchOp): LevelOp {
   const key = levelKey(op);
-  return op.type === 'put' ? { type: 'put', key, value: op.value! } : { type: 'del', key };
+  return op.type === 'put' ? { type: 'put', key, value: op.value } : { type: 'del', key };
 }
 
 /** The key LevelDB stores for `op`: its namespace's prefix, then its key. */

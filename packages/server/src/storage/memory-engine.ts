@@ -23,7 +23,7 @@ export class MemoryEngine extends BaseEngine {
 
   protected async _batch(ops: readonly BatchOp[]): Promise<void> {
     // Copy every value before touching the tables: nothing below can throw, so all ops apply.
-    const copies = ops.map((op) => (op.type === 'put' ? op.value!.slice() : undefined));
+    const copies = ops.map((op) => (op.type === 'put' ? op.value.slice() : undefined));
     ops.forEach((op, i) => {
       const value = copies[i];
       if (value === undefined) this.table(op.ns).delete(op.key);
