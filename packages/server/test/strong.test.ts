@@ -116,6 +116,25 @@ describe('strong keys', () => {
     expect(await read(0, 'stock/large')).toEqual({ key: 'stock/large', version: '0', consistency: 'strong' });
   });
 
+  it('a batch get answers a strong key with an error that says where to read it, never an empty value; a listing leaves strong keys out', async () => {
+    await put(0, 'stock/batch', 3, { 'if-none-match': '*' });
+    await put(0, 'plain-batch', 'p');
+    const res = await http(url(1), 'POST', '/v1/kv/batch-get', {
+      json: { keys: ['stock/batch', 'plain-batch'] },
+    });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    const [strong, plain] = res.body.results as {
+      key: string;
+      error?: { code: string; message: string };
+      siblings?: { value: unknown }[];
+    }[];
+    expect(strong).toMatchObject({ key: 'stock/batch', error: { code: 'BAD_REQUEST' } });
+    expect(strong!.error!.message).toContain('POST /v1/transactions/get');
+    expect(plain!.siblings!.map((s) => s.value)).toEqual(['p']);
+    const listed = await http(url(2), 'GET', '/v1/kv?prefix=stock%2F');
+    expect(listed.body).toEqual({ keys: [], cursor: null });
+  });
+
   it('a cancelled transaction names the action that failed and changes nothing', async () => {
     const res = await transact(1, {
       actions: [

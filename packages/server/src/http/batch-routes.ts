@@ -3,7 +3,9 @@
  * read through the coordinator's normal quorum read, a few at a time. Answers
  * `{ "results": [...] }` in request order, one per key given: `{ key, context, siblings }` as a get
  * answers (`siblings` empty for a key with no live value, `context` then present only after a
- * delete), or `{ key, error: { code, message, details? } }` for a key whose read failed.
+ * delete), or `{ key, error: { code, message, details? } }` for a key whose read failed. A strong
+ * key is not read here (it has no siblings; its value is in its register): its result is an error
+ * that says where to read it, never an empty answer.
  */
 import { TesseraError } from '@tessera/core';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
@@ -28,6 +30,7 @@ export interface BatchRouteDeps {
   readonly coordinator: Pick<Coordinator, 'get'>;
   /** Each key's read latency is a foreground latency (paper 6.5). */
   readonly admission: Pick<AdmissionController, 'recordForeground'>;
+  readonly strong: { readonly isStrong: (key: string) => boolean };
 }
 
 export function registerBatchRoutes(app: FastifyInstance, deps: BatchRouteDeps, guard: RequestGuard): void {
@@ -73,6 +76,7 @@ async function batchGet(
         ),
       );
     }
+    if (deps.strong.isStrong(key)) return failed(key, strongKeyInBatch(key));
     const timeoutMs = deadlineMs - Date.now();
     if (timeoutMs <= 0) {
       return failed(key, new TesseraError('TIMEOUT', 'The batch deadline passed before this key was read.'));
@@ -110,6 +114,13 @@ async function batchGet(
   });
   parts.push(encoder.encode(']}'));
   return reply.type('application/json').send(Buffer.concat(parts));
+}
+
+function strongKeyInBatch(key: string): TesseraError {
+  return new TesseraError(
+    'BAD_REQUEST',
+    `"${key.slice(0, 200)}" is a strong key: read it with GET /v1/kv/<key>, or many strong keys at one instant with POST /v1/transactions/get.`,
+  );
 }
 
 function failed(key: string, err: TesseraError): Uint8Array {
