@@ -211,6 +211,20 @@ describe('the data path answers as fastify does', () => {
     expect([tookIt, answer.status, answer.retryAfter]).toEqual([true, 503, '1']);
   });
 
+  it('leaves a conditional write to fastify, which refuses it for a plain key instead of writing a sibling', async () => {
+    const both = await pair();
+    const conditions: Record<string, string>[] = [{ 'if-match': '"1"' }, { 'if-none-match': '*' }];
+    for (const condition of conditions) {
+      const headers = { ...JSON_HEADERS, ...condition };
+      const { answer, tookIt } = await same(both, 'PUT', '/v1/kv/plain-cond', '{"value":1}', headers);
+      expect(tookIt).toBe(false);
+      expect(answer.status).toBe(400);
+      expect(answer.body).toContain('takes a context from a read, not If-Match or If-None-Match');
+      const deleted = await same(both, 'DELETE', '/v1/kv/plain-cond', undefined, condition);
+      expect(deleted.answer.status).toBe(400);
+    }
+  });
+
   it('gets and puts any key the same way (property)', async () => {
     const p = await pair();
     await fc.assert(

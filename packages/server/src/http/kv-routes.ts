@@ -178,6 +178,7 @@ async function putKey(
     const body = parsePutBody(req.body);
     return strongWrite(deps, key, sentValue(body.value, bodyText(req)), body, query, req, reply);
   }
+  refuseConditions(req, key);
   return sendAnswer(reply, await putAnswer(deps, contexts, key, query, req.body, bodyText(req)));
 }
 
@@ -215,6 +216,7 @@ async function deleteKey(
   const key = keyOf(req, query, deps.strong);
   const body = parseInput(deleteBodySchema, req.body, 'body');
   if (deps.strong.isStrong(key)) return strongWrite(deps, key, undefined, body, query, req, reply);
+  refuseConditions(req, key);
   try {
     const written = await deps.coordinator.write(key, {
       value: undefined,
@@ -226,6 +228,18 @@ async function deleteKey(
     if (query.missing === 'ok' && TesseraError.is(err, 'NOT_FOUND')) return { found: false };
     throw err;
   }
+}
+
+/**
+ * A plain key's write with If-Match or If-None-Match: refused, not run as if unconditional (a
+ * client that meant "only if absent" would get a sibling beside the value it meant to keep).
+ */
+function refuseConditions(req: FastifyRequest, key: string): void {
+  if (req.headers['if-match'] === undefined && req.headers['if-none-match'] === undefined) return;
+  throw new TesseraError(
+    'BAD_REQUEST',
+    `"${key.slice(0, 200)}" is a plain key: it takes a context from a read, not If-Match or If-None-Match, which apply to strong keys (docs/api.md). A put without a context never overwrites: it adds a sibling.`,
+  );
 }
 
 /**
