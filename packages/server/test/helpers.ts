@@ -143,6 +143,8 @@ export async function waitFor(
 export interface Reply {
   status: number;
   body: Record<string, unknown>;
+  /** The body as sent, for what parsing would change (a number past 2^53, spacing). */
+  text: string;
 }
 
 /**
@@ -175,7 +177,7 @@ export async function http(
   } catch {
     parsed = { text };
   }
-  return { status: res.statusCode, body: parsed };
+  return { status: res.statusCode, body: parsed, text };
 }
 
 /**

@@ -3,13 +3,13 @@
  * through the data path, through fastify's route (a request with a query string), and for a strong
  * key. Parsing and serializing the value again rounded 12345678901234567890 to 12345678901234567000.
  */
-import { request as httpRequest } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { encodeContext, type KeyState } from '@tessera/core';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHttpApp } from '../src/http/app.js';
 import { silentLogger } from '../src/logger.js';
+import { http } from './helpers.js';
 import { appConfig, appDeps } from './http-app-kit.js';
 
 /** Values whose text a parse and a serialize would change. */
@@ -74,22 +74,11 @@ afterAll(async () => {
   await app.close();
 });
 
-function send(method: string, path: string, body?: string): Promise<{ status: number; body: string }> {
-  return new Promise((resolve, reject) => {
-    const headers =
-      body === undefined
-        ? {}
-        : { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)) };
-    const req = httpRequest({ host: '127.0.0.1', port, method, path, headers }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () =>
-        resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }),
-      );
-    });
-    req.on('error', reject);
-    req.end(body);
-  });
+/** A call to the app; the answer's body as text, as sent. */
+async function send(method: string, path: string, body?: string): Promise<{ status: number; body: string }> {
+  const options = body === undefined ? {} : { raw: body, headers: { 'content-type': 'application/json' } };
+  const reply = await http(`http://127.0.0.1:${port}`, method, path, options);
+  return { status: reply.status, body: reply.text };
 }
 
 describe('a put value as sent', () => {

@@ -7,9 +7,10 @@
  * same code: the route's answer (kv-routes.ts `readAnswer`, `putAnswer`), the request guard, the
  * JSON body parser fastify itself uses, and the error table (error-reply.ts). Every other request
  * goes to fastify untouched, before a byte of it is read: other paths and methods, a query string, a
- * strong key, a put with If-Match or If-None-Match, a body that is not JSON with a Content-Length
- * within the limit, a missing or wrong token, a node that is closing, and every request when CORS
- * is on (its headers are @fastify/cors's). Fastify's refusals, with their logs and headers, stay fastify's.
+ * strong key, a put with If-Match or If-None-Match (the route refuses it for a plain key), a body
+ * that is not JSON with a Content-Length within the limit, a missing or wrong token, a node that
+ * is closing, and every request when CORS is on (its headers are @fastify/cors's). Fastify's
+ * refusals, with their logs and headers, stay fastify's.
  */
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
@@ -17,7 +18,7 @@ import type { Logger } from '../logger.js';
 import { bearerToken, type HttpTokens, sameSecret } from './auth.js';
 import { type ContextSeal, contextSeal } from './contexts.js';
 import { errorAnswer, toTesseraError } from './error-reply.js';
-import { type KvAnswer, type KvRouteDeps, putAnswer, readAnswer } from './kv-routes.js';
+import { hasCondition, type KvAnswer, type KvRouteDeps, putAnswer, readAnswer } from './kv-routes.js';
 import type { RequestGuard } from './request-guard.js';
 import { parseInput, readQuerySchema, validateKey, writeQuerySchema } from './schemas.js';
 
@@ -93,7 +94,7 @@ class DataPath {
     if (method !== 'GET' && method !== 'PUT') return false;
     const segment = this.keySegment(req.url);
     if (segment === undefined || !this.authorized(req.headers)) return false;
-    if (method === 'PUT' && (!this.plainJsonBody(req.headers) || conditional(req.headers))) return false;
+    if (method === 'PUT' && (!this.plainJsonBody(req.headers) || hasCondition(req.headers))) return false;
     let key: string;
     try {
       key = decodeURIComponent(segment);
@@ -177,11 +178,6 @@ class DataPath {
     const { status, retryAfterS, body } = errorAnswer(toTesseraError(err, this.log));
     send(res, status, OBJECT_TYPE, JSON.stringify(body), retryAfterS);
   }
-}
-
-/** A write with a condition: fastify's route refuses it for a plain key and runs it for a strong one. */
-function conditional(headers: IncomingHttpHeaders): boolean {
-  return headers['if-match'] !== undefined || headers['if-none-match'] !== undefined;
 }
 
 function readBody(req: IncomingMessage, done: (text: string) => void): void {

@@ -1,4 +1,5 @@
 /** GET, PUT and DELETE /v1/kv/:key — the client API (see docs/api.md). */
+import type { IncomingHttpHeaders } from 'node:http';
 import { encodeContext, type KeyState, TesseraError } from '@tessera/core';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AdmissionController } from '../background/admission.js';
@@ -235,11 +236,16 @@ async function deleteKey(
  * client that meant "only if absent" would get a sibling beside the value it meant to keep).
  */
 function refuseConditions(req: FastifyRequest, key: string): void {
-  if (req.headers['if-match'] === undefined && req.headers['if-none-match'] === undefined) return;
+  if (!hasCondition(req.headers)) return;
   throw new TesseraError(
     'BAD_REQUEST',
     `"${key.slice(0, 200)}" is a plain key: it takes a context from a read, not If-Match or If-None-Match, which apply to strong keys (docs/api.md). A put without a context never overwrites: it adds a sibling.`,
   );
+}
+
+/** Whether a write carries a condition (If-Match or If-None-Match), which only strong keys take. */
+export function hasCondition(headers: IncomingHttpHeaders): boolean {
+  return headers['if-match'] !== undefined || headers['if-none-match'] !== undefined;
 }
 
 /**
