@@ -4,16 +4,16 @@
  * each renewal is a new actor in every clock this node stamps from then on, and clocks are bounded
  * (`vvEntriesMax`), so one failed group must not spend several.
  */
-import { createRing, TesseraError } from '@tessera/core';
+import { createRing } from '@tessera/core';
 import { afterEach, describe, expect, it } from 'vitest';
 import { PeerDirectory } from '../src/cluster/peers.js';
 import { Coordinator } from '../src/coordinator/coordinator.js';
 import { silentLogger } from '../src/logger.js';
 import { Incarnation } from '../src/node/incarnation.js';
-import type { BatchOp, StorageEngine, WriteOptions } from '../src/storage/engine.js';
 import { HintStore } from '../src/storage/hint-store.js';
 import { MemoryEngine } from '../src/storage/memory-engine.js';
 import { ReplicaStore } from '../src/storage/replica-store.js';
+import { failingBatches } from './failing-engine.js';
 
 const log = silentLogger();
 const engines: MemoryEngine[] = [];
@@ -21,27 +21,12 @@ afterEach(async () => {
   for (const e of engines.splice(0)) await e.close();
 });
 
-/** `disk`, whose batches of key data fail while `failing.on` (the incarnation's own writes pass). */
-function failingData(disk: StorageEngine, failing: { on: boolean }): StorageEngine {
-  return {
-    kind: disk.kind,
-    open: () => disk.open(),
-    close: () => disk.close(),
-    get: (ns, key) => disk.get(ns, key),
-    iterate: (ns, range) => disk.iterate(ns, range),
-    batch: async (ops: readonly BatchOp[], options?: WriteOptions) => {
-      if (failing.on && ops.some((op) => op.ns === 'data'))
-        throw new TesseraError('STORAGE_FAILURE', 'simulated: the disk refused the write');
-      await disk.batch(ops, options);
-    },
-  };
-}
-
 async function singleNode(failing: { on: boolean }) {
   const disk = new MemoryEngine();
   await disk.open();
   engines.push(disk);
-  const engine = failingData(disk, failing);
+  // Batches of key data fail while `failing.on` (the incarnation's own writes pass).
+  const engine = failingBatches(disk, (ops) => failing.on && ops.some((op) => op.ns === 'data'));
   const life = await Incarnation.open(engine, { node: 'n0', random: Math.random });
   let renewals = 0;
   const incarnation = {

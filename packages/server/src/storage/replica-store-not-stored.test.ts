@@ -4,32 +4,14 @@
  * incarnation there; if a later change were stamped first, it could take the unstored version's
  * dot and be dropped as that version by the replicas that hold it (an acknowledged write lost).
  */
-import { applyWrite, EMPTY_CONTEXT, type KeyState, TesseraError, utf8 } from '@tessera/core';
+import { applyWrite, EMPTY_CONTEXT, type KeyState, utf8 } from '@tessera/core';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { BatchOp, StorageEngine, WriteOptions } from './engine.js';
+import { failingBatches } from '../../test/failing-engine.js';
 import { MemoryEngine } from './memory-engine.js';
 import { ReplicaStore } from './replica-store.js';
 
 const write = (stored: KeyState, value: string): KeyState =>
   applyWrite(stored, { actor: 'n1', context: EMPTY_CONTEXT, value: utf8(value), nowMs: 1, vvEntriesMax: 10 });
-
-/** An engine whose next `failures` batches fail. */
-function failing(engine: StorageEngine, failures: { left: number }): StorageEngine {
-  return {
-    kind: engine.kind,
-    open: () => engine.open(),
-    close: () => engine.close(),
-    get: (ns, key) => engine.get(ns, key),
-    iterate: (ns, range) => engine.iterate(ns, range),
-    batch: async (ops: readonly BatchOp[], options?: WriteOptions) => {
-      if (failures.left > 0) {
-        failures.left--;
-        throw new TesseraError('STORAGE_FAILURE', 'simulated write failure');
-      }
-      await engine.batch(ops, options);
-    },
-  };
-}
 
 const memories: MemoryEngine[] = [];
 afterEach(async () => {
@@ -40,7 +22,13 @@ async function store(failures = { left: 0 }): Promise<ReplicaStore> {
   const memory = new MemoryEngine();
   await memory.open();
   memories.push(memory);
-  return new ReplicaStore(failing(memory, failures), { partitionCount: 8, sync: false });
+  // The next `failures.left` batches fail.
+  const engine = failingBatches(memory, () => {
+    if (failures.left === 0) return false;
+    failures.left--;
+    return true;
+  });
+  return new ReplicaStore(engine, { partitionCount: 8, sync: false });
 }
 
 /** An update of `k` to `name` that records when it is applied, sent (then `onSent`) and told not stored. */
@@ -96,8 +84,8 @@ describe('ReplicaStore notStored', () => {
       'sent a',
       'apply b',
       'sent b',
-      'not stored a: simulated write failure',
-      'not stored b: simulated write failure',
+      'not stored a: simulated: the disk refused the write',
+      'not stored b: simulated: the disk refused the write',
       'apply c',
       'sent c',
     ]);
