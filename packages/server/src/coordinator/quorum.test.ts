@@ -1,12 +1,45 @@
 /**
- * collectQuorum: answers at `needed` successes; when the quorum cannot be met, its error counts
+ * A quorum's Collector: answers at `needed` successes; when the quorum cannot be met, its error counts
  * every reply actually received (it waits for the calls still out, up to the deadline) instead
  * of the replies that happened to be in at the first failure.
  */
-import { TesseraError } from '@tessera/core';
+import { type NodeId, TesseraError } from '@tessera/core';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Deadlines } from '../util/deadlines.js';
-import { collectQuorum } from './quorum.js';
+import { Collector, type ReplicaReply } from './quorum.js';
+
+interface QuorumOutcome<T> {
+  readonly replies: ReplicaReply<T>[];
+  readonly settled: Promise<ReplicaReply<T>[]>;
+}
+
+/** The calls' replies recorded into one Collector, as the read and the write fan-out do. */
+function collectQuorum<T>(
+  calls: ReadonlyArray<{ node: NodeId; run: () => Promise<T> }>,
+  needed: number,
+  timeoutMs: number,
+  what: 'read' | 'write',
+  deadlines: Deadlines,
+): Promise<QuorumOutcome<T>> {
+  return new Promise<QuorumOutcome<T>>((resolve, reject) => {
+    let resolveSettled: (replies: ReplicaReply<T>[]) => void = () => {};
+    const settled = new Promise<ReplicaReply<T>[]>((res) => {
+      resolveSettled = res;
+    });
+    const collector = new Collector<T>(calls.length, needed, what, (error, replies) => {
+      if (error === undefined) resolve({ replies, settled });
+      else reject(error);
+    });
+    collector.settled = resolveSettled;
+    collector.begin(deadlines, timeoutMs);
+    for (const call of calls) {
+      call.run().then(
+        (value) => collector.record({ node: call.node, ok: true, value }),
+        (error: unknown) => collector.record({ node: call.node, ok: false, error }),
+      );
+    }
+  });
+}
 
 const deadlines = new Deadlines();
 const timers: ReturnType<typeof setTimeout>[] = [];
@@ -42,7 +75,7 @@ async function failure(promise: Promise<unknown>): Promise<TesseraError> {
   throw new Error('expected the quorum to fail');
 }
 
-describe('collectQuorum', () => {
+describe('a quorum (Collector)', () => {
   it('answers as soon as `needed` replicas succeeded', async () => {
     const outcome = await collectQuorum(
       [replica('a', 1), replica('b', 5), never('c')],

@@ -4,7 +4,7 @@
  * out (up to the deadline), so that it counts every reply actually received: a w=3 write with one
  * replica down says that the two others acknowledged (they hold the value), not "0 of 3". When the
  * deadline passes first, the error says how many answered by then and how many had not. The
- * calls go on after the answer; `settled` reports all of them (for read repair).
+ * calls go on after the answer; `settled` is told all of them (for read repair).
  */
 import { type NodeId, TesseraError } from '@tessera/core';
 import type { Deadlines } from '../util/deadlines.js';
@@ -14,13 +14,6 @@ export interface ReplicaReply<T> {
   readonly ok: boolean;
   readonly value?: T;
   readonly error?: unknown;
-}
-
-export interface QuorumOutcome<T> {
-  /** The successful replies at the moment the quorum was reached. */
-  readonly replies: ReplicaReply<T>[];
-  /** Every reply, once all calls settled (late ones included). */
-  readonly settled: Promise<ReplicaReply<T>[]>;
 }
 
 /**
@@ -41,19 +34,8 @@ export type Attempt<T> = (node: NodeId, standsInFor: NodeId | undefined) => Prom
  * Runs `attempt` at `node`, which stands in for `standsInFor` (undefined: for no one); when that
  * fails in a way another node can stand in for, at the next of `spares` (shared by the calls of one
  * request, so each spare serves one of them), standing in for the primary first asked, and so on.
- */
-export function withStandIns<T>(
-  node: NodeId,
-  standsInFor: NodeId | undefined,
-  spares: NodeId[],
-  attempt: Attempt<T>,
-): Promise<T> {
-  return new Promise<T>((resolve, reject) => standIn(node, standsInFor, spares, attempt, resolve, reject));
-}
-
-/**
- * `withStandIns` with callbacks: `succeeded` learns the node that answered and whom it stood in
- * for. One promise reaction per attempt, no chain: every write runs this once per peer.
+ * `succeeded` learns the node that answered and whom it stood in for. One promise reaction per
+ * attempt, no chain: every read and write runs this once per replica.
  */
 export function standIn<T>(
   node: NodeId,
@@ -71,34 +53,6 @@ export function standIn<T>(
       else standIn(spare, standsInFor ?? node, spares, attempt, succeeded, failed);
     },
   );
-}
-
-/** `call.node` is read when its call settles: a call may name the node that stood in for it. */
-export function collectQuorum<T>(
-  calls: ReadonlyArray<{ node: NodeId; run: () => Promise<T> }>,
-  needed: number,
-  timeoutMs: number,
-  what: 'read' | 'write',
-  deadlines: Deadlines,
-): Promise<QuorumOutcome<T>> {
-  return new Promise<QuorumOutcome<T>>((resolve, reject) => {
-    let resolveSettled: (replies: ReplicaReply<T>[]) => void = () => {};
-    const settled = new Promise<ReplicaReply<T>[]>((res) => {
-      resolveSettled = res;
-    });
-    const collector = new Collector<T>(calls.length, needed, what, (error, replies) => {
-      if (error === undefined) resolve({ replies, settled });
-      else reject(error);
-    });
-    collector.settled = resolveSettled;
-    collector.begin(deadlines, timeoutMs);
-    for (const call of calls) {
-      call.run().then(
-        (value) => collector.record({ node: call.node, ok: true, value }),
-        (error: unknown) => collector.record({ node: call.node, ok: false, error }),
-      );
-    }
-  });
 }
 
 /**

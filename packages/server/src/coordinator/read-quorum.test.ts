@@ -7,12 +7,13 @@ import {
   applyWrite,
   type ClusterState,
   createRing,
+  decodeState,
   EMPTY_CONTEXT,
   encodeState,
   TesseraError,
   utf8,
 } from '@tessera/core';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { PeerDirectory } from '../cluster/peers.js';
 import { silentLogger } from '../logger.js';
 import { HintStore } from '../storage/hint-store.js';
@@ -30,9 +31,13 @@ async function replicasOf(down: readonly string[], held: Record<string, Uint8Arr
   await store.open();
   const hints = new HintStore(engine, { hintsMax: 10, hintBytesMax: 1 << 20, sync: false, now: Date.now });
   const asked: string[] = [];
+  const repaired: { node: string; key: string; state: Uint8Array }[] = [];
   const clientOf = (id: string): PeerClient =>
     ({
       address: `${id}:1`,
+      replicate: async (key: string, state: Uint8Array) => {
+        repaired.push({ node: id, key, state });
+      },
       read: async () => {
         asked.push(id);
         if (down.includes(id)) throw new TesseraError('PEER_UNAVAILABLE', `${id} is down`);
@@ -59,7 +64,7 @@ async function replicasOf(down: readonly string[], held: Record<string, Uint8Arr
     silentLogger(),
   );
   peers.sync(cluster);
-  return { replicas: new Replicas('a', store, hints, peers), store, asked };
+  return { replicas: new Replicas('a', store, hints, peers), store, asked, repaired };
 }
 
 const settings = { n: 3, r: 2, timeoutMs: 1_000, peerTimeoutMs: 1_000 };
@@ -150,5 +155,30 @@ describe('a quorum read', () => {
     });
     expect(read.state.siblings.map((s) => new TextDecoder().decode(s.value))).toEqual(['"theirs"']);
     expect(Date.now() - started).toBeLessThan(1_000);
+  });
+
+  it('once every replica answered, repairs the stale ones with the merged version (paper 5)', async () => {
+    const old = applyWrite(
+      { vv: [], siblings: [] },
+      { actor: 'b', context: EMPTY_CONTEXT, value: utf8('"old"'), nowMs: 1, vvEntriesMax: 8 },
+    );
+    const current = applyWrite(old, {
+      actor: 'b',
+      context: { ...EMPTY_CONTEXT, vv: old.vv },
+      value: utf8('"new"'),
+      nowMs: 2,
+      vvEntriesMax: 8,
+    });
+    // b holds the current version, c the old one; this node holds nothing, and answers first.
+    const { replicas, store, repaired } = await replicasOf([], {
+      b: encodeState(current),
+      c: encodeState(old),
+    });
+    const read = await readQuorum('a', replicas, new Deadlines(), ['a', 'b', 'c'], 'k', settings);
+    expect(read.state.siblings.map((s) => new TextDecoder().decode(s.value))).toEqual(['"new"']);
+    await vi.waitFor(() => expect(repaired.map((r) => r.node).sort()).toEqual(['c']), { timeout: 2_000 });
+    expect(decodeState(repaired[0]!.state)).toEqual(current);
+    // This node's own copy, which held nothing, is brought up to date too.
+    await vi.waitFor(async () => expect(await store.read('k')).toEqual(current), { timeout: 2_000 });
   });
 });
