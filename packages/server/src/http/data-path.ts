@@ -18,7 +18,14 @@ import type { Logger } from '../logger.js';
 import { bearerToken, type HttpTokens, sameSecret } from './auth.js';
 import { type ContextSeal, contextSeal } from './contexts.js';
 import { errorAnswer, toTesseraError } from './error-reply.js';
-import { hasCondition, type KvAnswer, type KvRouteDeps, putAnswer, readAnswer } from './kv-routes.js';
+import {
+  hasCondition,
+  JSON_TEXT_TYPE,
+  type KvAnswer,
+  type KvRouteDeps,
+  putAnswer,
+  readAnswer,
+} from './kv-routes.js';
 import type { RequestGuard } from './request-guard.js';
 import { parseInput, readQuerySchema, validateKey, writeQuerySchema } from './schemas.js';
 
@@ -27,9 +34,8 @@ type Listener = (req: IncomingMessage, res: ServerResponse) => void;
 const PREFIX = '/v1/kv/';
 /** The JSON bodies taken here; every other Content-Type (or none) is fastify's to parse or refuse. */
 const JSON_TYPES: ReadonlySet<string> = new Set(['application/json', 'application/json; charset=utf-8']);
-/** The content types fastify gives a rendered get (bytes typed by the route) and a JSON object. */
+/** The content type fastify gives a rendered get (bytes typed by the route); JSON text is JSON_TEXT_TYPE. */
 const BYTES_TYPE = 'application/json';
-const OBJECT_TYPE = 'application/json; charset=utf-8';
 
 export interface DataPathSettings {
   /** fastify's bodyLimit: a larger body is fastify's to refuse. */
@@ -166,17 +172,17 @@ class DataPath {
 
   private answer(res: ServerResponse, answer: Promise<KvAnswer>): void {
     answer.then(
-      ({ status, body }) =>
-        Buffer.isBuffer(body)
-          ? send(res, status, BYTES_TYPE, body)
-          : send(res, status, OBJECT_TYPE, JSON.stringify(body)),
+      ({ status, body }) => {
+        if (Buffer.isBuffer(body)) send(res, status, BYTES_TYPE, body);
+        else send(res, status, JSON_TEXT_TYPE, typeof body === 'string' ? body : JSON.stringify(body));
+      },
       (err: unknown) => this.fail(res, err),
     );
   }
 
   private fail(res: ServerResponse, err: unknown): void {
     const { status, retryAfterS, body } = errorAnswer(toTesseraError(err, this.log));
-    send(res, status, OBJECT_TYPE, JSON.stringify(body), retryAfterS);
+    send(res, status, JSON_TEXT_TYPE, JSON.stringify(body), retryAfterS);
   }
 }
 

@@ -12,7 +12,7 @@ import { promised } from '../util/promised.js';
 import { type ContextSeal, contextSeal } from './contexts.js';
 import { bodyText } from './json-body.js';
 import { sentValue } from './member-text.js';
-import { renderSiblings } from './render.js';
+import { renderSiblings, renderWriteAnswer } from './render.js';
 import { type RequestGuard, requestGuard } from './request-guard.js';
 import {
   deleteBodySchema,
@@ -97,14 +97,22 @@ function segmentOrQueryKey(req: FastifyRequest, query: { key?: string | undefine
 /** A key-value answer, whichever front sends it: its status and JSON body (a get's as its bytes). */
 export interface KvAnswer {
   readonly status: number;
-  readonly body: Buffer | object;
+  /**
+   * Bytes rendered by hand (sent as `application/json`), JSON text rendered by hand (sent as
+   * `application/json; charset=utf-8`, as fastify types what it serializes), or an object to
+   * serialize.
+   */
+  readonly body: Buffer | string | object;
 }
+
+/** The content type fastify gives the JSON it serializes; a rendered answer's text says the same. */
+export const JSON_TEXT_TYPE = 'application/json; charset=utf-8';
 
 function sendAnswer(reply: FastifyReply, answer: KvAnswer): FastifyReply {
   reply.code(answer.status);
-  return Buffer.isBuffer(answer.body)
-    ? reply.type('application/json').send(answer.body)
-    : reply.send(answer.body);
+  const { body } = answer;
+  if (Buffer.isBuffer(body)) return reply.type('application/json').send(body);
+  return typeof body === 'string' ? reply.type(JSON_TEXT_TYPE).send(body) : reply.send(body);
 }
 
 async function getKey(
@@ -223,6 +231,7 @@ async function deleteKey(
       value: undefined,
       ...writeOptions(query, opened(contexts, key, body.context)),
     });
+    reply.type(JSON_TEXT_TYPE);
     return writeAnswer(contexts, key, written);
   } catch (err) {
     // `?missing=ok`: a delete without context of a key with no value is `{ found: false }`, not a 404.
@@ -252,9 +261,8 @@ export function hasCondition(headers: IncomingHttpHeaders): boolean {
  * A put's or delete's answer: `{ context, stored }`, where `stored` is the receipt of how the write
  * was stored (coordinator/receipt.ts; absent only when an older node coordinated it).
  */
-function writeAnswer(contexts: ContextSeal, key: string, written: WriteResult) {
-  const context = contexts.seal(key, written.context);
-  return written.stored === undefined ? { context } : { context, stored: written.stored };
+function writeAnswer(contexts: ContextSeal, key: string, written: WriteResult): string {
+  return renderWriteAnswer(contexts.seal(key, written.context), written.stored);
 }
 
 function opened(contexts: ContextSeal, key: string, context: string | undefined): string | undefined {

@@ -1,8 +1,9 @@
 /**
- * Builds response bodies. Sibling values are stored as JSON bytes and spliced into the response
- * as they are, never parsed and re-serialized.
+ * Builds response bodies by hand, not with JSON.stringify of an object (a compiled serializer, in
+ * effect: about half its time for a put's answer). Sibling values are stored as JSON bytes and
+ * spliced into the response as they are, never parsed and re-serialized.
  */
-import type { KeyState } from '@tessera/core';
+import type { KeyState, WriteReceipt } from '@tessera/core';
 
 const encoder = new TextEncoder();
 
@@ -51,4 +52,22 @@ function renderBody(key: string, context: string, state: KeyState): Buffer {
   }
   parts.push(encoder.encode(']}'));
   return Buffer.concat(parts);
+}
+
+const quoted = JSON.stringify;
+
+/**
+ * The JSON text of a put's or delete's answer, `{ context, stored }`: the text JSON.stringify
+ * makes of that object (property test), in about half its time.
+ */
+export function renderWriteAnswer(context: string, stored: WriteReceipt | undefined): string {
+  const head = `{"context":${quoted(context)}`;
+  if (stored === undefined) return `${head}}`;
+  let acks = '';
+  for (let i = 0; i < stored.acks.length; i++) {
+    const ack = stored.acks[i]!;
+    const hint = ack.as === 'hint' ? `,"for":${quoted(ack.for)}` : '';
+    acks += `${i === 0 ? '' : ','}{"node":${quoted(ack.node)},"as":${quoted(ack.as)}${hint}}`;
+  }
+  return `${head},"stored":{"acks":[${acks}],"replicas":${stored.replicas},"n":${stored.n},"w":${stored.w}}}`;
 }
