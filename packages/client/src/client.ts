@@ -100,7 +100,7 @@ export class TesseraClient {
       get: (base, path) => this.getOnce(base, path),
       firstLoadWaitMs: Math.min(RING_TIMEOUT_MS, this.options.timeoutMs),
     });
-    this.requester = new Requester(this.transport, this.router, this.requests);
+    this.requester = new Requester(this.transport, this.router, this.requests, this.options.json);
     const { serverTimeoutMs, backoff, deadlineMs } = this.options;
     this.strongCalls = new StrongCalls(this.sender, { serverTimeoutMs, backoff, deadlineMs });
   }
@@ -282,7 +282,7 @@ export class TesseraClient {
    * call, the same on every retry, so retries never apply it twice (strong/transact.ts).
    */
   async transact(actions: readonly TransactAction[], options: TransactOptions = {}): Promise<TransactResult> {
-    return transact(this.sender, actions, options, this.options.serverTimeoutMs);
+    return transact(this.sender, actions, options, this.options.serverTimeoutMs, this.options.json);
   }
 
   /** The values of 1 to 100 strong keys at one instant (POST /v1/transactions/get), in order. */

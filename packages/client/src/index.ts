@@ -18,6 +18,7 @@ export {
   type TesseraErrorInit,
   type TesseraErrorJson,
 } from './errors.js';
+export type { JsonCodec } from './http/call.js';
 export type { BackoffOptions } from './http/retry.js';
 export type { RequestCounters, RequestEvent } from './http/stats.js';
 export type {

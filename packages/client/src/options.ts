@@ -1,5 +1,6 @@
 /** Client options: their types, defaults and checks (once, at construction). */
 import { TesseraError } from './errors.js';
+import { type JsonCodec, STANDARD_JSON } from './http/call.js';
 import type { BackoffOptions } from './http/retry.js';
 import type { RequestEvent } from './http/stats.js';
 import { defaultNodeUrl, listedNodesOnly, type NodeUrl } from './routing/ring.js';
@@ -53,6 +54,14 @@ export interface TesseraClientOptions {
    * (docs/security.md). Default: none.
    */
   readonly token?: string;
+  /**
+   * How request and response bodies become JSON text and back. Default JSON.stringify and
+   * JSON.parse, which round a number past 2^53 (README, "Numbers past 2^53"): give a parser that
+   * keeps such numbers exact, e.g. lossless-json's `parse(text, undefined, parseNumberAndBigInt)`
+   * and `stringify`. `parse` must give the client's own fields as JSON.parse does (strings, small
+   * whole numbers, arrays, objects).
+   */
+  readonly json?: JsonCodec;
 }
 
 export interface ResolvedOptions {
@@ -69,6 +78,7 @@ export interface ResolvedOptions {
   readonly w: number | undefined;
   readonly serverTimeoutMs: number | undefined;
   readonly token: string | undefined;
+  readonly json: JsonCodec;
 }
 
 export function resolveOptions(options: TesseraClientOptions): ResolvedOptions {
@@ -94,7 +104,15 @@ export function resolveOptions(options: TesseraClientOptions): ResolvedOptions {
     w: optionalWhole('w', options.w, 1),
     serverTimeoutMs: optionalWhole('serverTimeoutMs', options.serverTimeoutMs, 1),
     token: checkToken(options.token),
+    json: checkJson(options.json),
   };
+}
+
+function checkJson(json: JsonCodec | undefined): JsonCodec {
+  if (json === undefined) return STANDARD_JSON;
+  if (typeof json?.parse !== 'function' || typeof json.stringify !== 'function')
+    throw invalid('json must have parse(text) and stringify(value) functions, as JSON has.');
+  return json;
 }
 
 function checkToken(token: string | undefined): string | undefined {

@@ -247,7 +247,7 @@ export const ERROR_CODES = {
   INVALID_VALUE: client(
     400,
     G.INVALID_ARGUMENT,
-    'A value cannot be sent as JSON (a BigInt, a cycle, a function); raised before anything is sent.',
+    'A value cannot be sent as JSON (a cycle, a function, a BigInt unless the `json` option writes it); raised before anything is sent.',
   ),
   RESOLVER_FAILED: client(
     undefined,

@@ -24,8 +24,26 @@ export interface NodeAnswer {
   readonly retryAfterMs: number | undefined;
 }
 
+/**
+ * How bodies become JSON text and back: JSON.parse and JSON.stringify unless the client's `json`
+ * option gives others (a parser that keeps numbers past 2^53 exact, say: README, "Numbers past
+ * 2^53"). `parse` must give what JSON.parse gives for the client's own fields (strings, small
+ * whole numbers, arrays, objects); `stringify` answers undefined for a value it cannot write.
+ */
+export interface JsonCodec {
+  parse(text: string): unknown;
+  stringify(value: unknown): string | undefined;
+}
+
+export const STANDARD_JSON: JsonCodec = {
+  parse: (text) => JSON.parse(text),
+  stringify: (value) => JSON.stringify(value),
+};
+
 export interface CallOptions {
   readonly timeoutMs: number;
+  /** How the answer's body is parsed; default STANDARD_JSON. */
+  readonly json?: JsonCodec | undefined;
   readonly signal?: AbortSignal | undefined;
   /** Set when `timeoutMs` is what is left of the call's deadline: the timeout's message says so. */
   readonly deadlineMs?: number | undefined;
@@ -37,23 +55,29 @@ export interface CallOptions {
  * INVALID_VALUE, the caller's mistake, never a network failure that marks a node down or is
  * retried. Undefined for no body.
  */
-export function serializeBody(body: unknown, key?: string): string | undefined {
+export function serializeBody(
+  body: unknown,
+  key?: string,
+  json: JsonCodec = STANDARD_JSON,
+): string | undefined {
   if (body === undefined) return undefined;
   const where = key === undefined ? {} : { key };
   let text: string | undefined;
   try {
-    text = JSON.stringify(body);
+    text = json.stringify(body);
   } catch (err) {
     throw new TesseraError(
       'INVALID_VALUE',
-      `The value cannot be sent as JSON: ${err instanceof Error ? err.message : String(err)}. Values are JSON: no BigInt (send it as a string), no cycles.`,
+      `The value cannot be sent as JSON: ${err instanceof Error ? err.message : String(err)}. Values are JSON: no cycles, and no BigInt unless the client's json option writes it (README, "Numbers past 2^53").`,
       { ...where, httpStatus: 400, cause: err },
     );
   }
   // JSON.stringify drops a field whose value is a function, a symbol or undefined: say so rather
   // than send a body without it.
   const dropped = isRecord(body)
-    ? Object.keys(body).filter((name) => body[name] !== undefined && JSON.stringify(body[name]) === undefined)
+    ? Object.keys(body).filter(
+        (name) => body[name] !== undefined && stringified(json, body[name]) === undefined,
+      )
     : [];
   if (text === undefined || dropped.length > 0) {
     throw new TesseraError(
@@ -74,7 +98,8 @@ export async function callNode(
   options: CallOptions,
 ): Promise<NodeAnswer> {
   const where = { node: baseUrl };
-  const body = attempt.bodyText ?? serializeBody(attempt.body);
+  const json = options.json ?? STANDARD_JSON;
+  const body = attempt.bodyText ?? serializeBody(attempt.body, undefined, json);
   if (options.signal?.aborted) throw aborted(options.signal, where, false);
   const controller = new AbortController();
   const timer = setTimeout(
@@ -94,7 +119,7 @@ export async function callNode(
     });
     return {
       status: res.status,
-      body: parseBody(res.text, res.status, baseUrl),
+      body: parseBody(res.text, res.status, baseUrl, json),
       retryAfterMs: retryAfter(res.retryAfter),
     };
   } catch (err) {
@@ -144,10 +169,19 @@ export function answerError(answer: NodeAnswer, baseUrl: string): TesseraError {
   });
 }
 
-function parseBody(text: string, status: number, baseUrl: string): unknown {
+/** `json.stringify(value)`, undefined when it throws (the whole body's serialization said why). */
+function stringified(json: JsonCodec, value: unknown): string | undefined {
+  try {
+    return json.stringify(value);
+  } catch {
+    return undefined;
+  }
+}
+
+function parseBody(text: string, status: number, baseUrl: string, json: JsonCodec): unknown {
   if (text === '') return undefined;
   try {
-    return JSON.parse(text);
+    return json.parse(text);
   } catch (err) {
     throw new TesseraError(
       'BAD_RESPONSE',

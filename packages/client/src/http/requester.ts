@@ -6,7 +6,7 @@
 import { TesseraError } from '../errors.js';
 import type { Route, Router } from '../routing/router.js';
 import type { HttpMethod, Transport } from '../transport/types.js';
-import { answerError, callNode, type NodeAnswer, serializeBody } from './call.js';
+import { answerError, callNode, type JsonCodec, type NodeAnswer, serializeBody } from './call.js';
 import {
   answersFirstOutcome,
   type BackoffOptions,
@@ -62,12 +62,13 @@ export class Requester {
     private readonly transport: Transport,
     private readonly router: Router,
     private readonly stats: RequestStats,
+    private readonly json: JsonCodec,
   ) {}
 
   async send(spec: RequestSpec, settings: SendSettings): Promise<Answer> {
     const key = spec.key === undefined ? {} : { key: spec.key };
     // Before anything is sent: a body JSON cannot hold is the caller's INVALID_VALUE.
-    const bodyText = serializeBody(spec.body, spec.key);
+    const bodyText = serializeBody(spec.body, spec.key, this.json);
     const deadline = new Deadline(settings.deadlineMs);
     const failures: TesseraError[] = [];
     const giveUp = (attempts: number, why?: string): TesseraError =>
@@ -103,6 +104,7 @@ export class Requester {
             timeoutMs: Math.min(settings.timeoutMs, Math.ceil(left)),
             signal: settings.signal,
             deadlineMs: cut ? settings.deadlineMs : undefined,
+            json: this.json,
           },
         );
         if (answer.status < 400 || spec.accept?.includes(answer.status) === true) {

@@ -12,7 +12,7 @@
  * same actions with `{ token }` within 10 minutes to learn the outcome.
  */
 import { TesseraError } from '../errors.js';
-import { isRecord, serializeBody } from '../http/call.js';
+import { isRecord, type JsonCodec, STANDARD_JSON, serializeBody } from '../http/call.js';
 import { rebuild } from '../http/retry.js';
 import { badBody, type CallOptions, checkKey } from '../kv.js';
 import type { Send } from './calls.js';
@@ -73,8 +73,9 @@ export async function transact(
   actions: readonly TransactAction[],
   options: TransactOptions = {},
   serverTimeoutMs?: number,
+  json: JsonCodec = STANDARD_JSON,
 ): Promise<TransactResult> {
-  const checked = checkActions(actions);
+  const checked = checkActions(actions, json);
   const token = options.token === undefined ? newToken() : checkToken(options.token);
   const keys = checked.map((a) => a.key);
   const body = {
@@ -139,7 +140,7 @@ export async function transactGet(
 }
 
 /** The actions as sent: checked, with only their known fields. */
-function checkActions(actions: readonly TransactAction[]): TransactAction[] {
+function checkActions(actions: readonly TransactAction[], json: JsonCodec): TransactAction[] {
   if (!Array.isArray(actions) || actions.length < 1 || actions.length > TRANSACT_ITEMS_MAX) {
     throw invalid(`transact() takes an array of 1 to ${TRANSACT_ITEMS_MAX} actions.`);
   }
@@ -164,7 +165,7 @@ function checkActions(actions: readonly TransactAction[]): TransactAction[] {
       );
     }
     // A value JSON cannot hold is INVALID_VALUE naming its key, before anything is sent.
-    serializeBody({ value: action.value }, key);
+    serializeBody({ value: action.value }, key, json);
     return { type: 'put', key, value: action.value, ...when };
   });
   uniqueKeys(checked.map((a) => a.key));
