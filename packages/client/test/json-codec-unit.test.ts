@@ -3,15 +3,20 @@
  * that the node stored exactly reads exactly and is written back as its digits (README, "Numbers
  * past 2^53"); without it, a BigInt is refused before anything is sent.
  */
-import { parse, parseNumberAndBigInt, stringify } from 'lossless-json';
+import { isInteger, isSafeNumber, parse, stringify } from 'lossless-json';
 import { afterEach, describe, expect, it } from 'vitest';
 import { TesseraClient, type TesseraError } from '../src/index.js';
+import { createMemoryClient } from '../src/testing/index.js';
 import type { Transport, TransportRequest, TransportResponse } from '../src/transport/types.js';
 
 const NODE = 'http://127.0.0.1:1';
+const RECEIPT =
+  '{"acks":[{"node":"n0","as":"replica"},{"node":"n1","as":"replica"}],"replicas":2,"n":3,"w":2}';
 const ID = '12345678901234567890';
+/** The README's codec: an integer past 2^53 as a bigint, every other number as JSON.parse reads it. */
+const number = (text: string) => (isInteger(text) && !isSafeNumber(text) ? BigInt(text) : Number(text));
 const json = {
-  parse: (text: string) => parse(text, null, parseNumberAndBigInt),
+  parse: (text: string) => parse(text, null, number),
   stringify: (value: unknown) => stringify(value),
 };
 
@@ -32,7 +37,7 @@ class TextNode implements Transport {
         .exec(req.body ?? '')!
         .slice(1)
         .find(Boolean)!;
-      return { status: 200, text: '{"context":"c1","stored":{"acks":[],"replicas":2,"n":3,"w":2}}' };
+      return { status: 200, text: `{"context":"c1","stored":${RECEIPT}}` };
     }
     const body = `{"key":"k","context":"c0","siblings":[{"value":${this.value},"lastModified":"2026-12-03T00:00:00.000Z"}]}`;
     return { status: 200, text: body };
@@ -60,8 +65,10 @@ describe('the json option', () => {
     const node = new TextNode();
     const c = client(node, true);
     expect((await c.get('k')).siblings).toEqual([{ id: BigInt(ID), total: 1.5 }]);
-    await c.update<{ id: bigint; total: number }>('k', (order) => ({ ...order!, total: 2 }));
+    const written = await c.update<{ id: bigint; total: number }>('k', (order) => ({ ...order!, total: 2 }));
     expect(node.sent).toEqual([`{"value":{"id":${ID},"total":2},"context":"c0"}`]);
+    // The client's own fields read as numbers, as with JSON.parse.
+    expect(written.stored).toEqual(JSON.parse(RECEIPT));
   });
 
   it("serves a transaction's values too: a BigInt goes out as its digits", async () => {
@@ -89,5 +96,14 @@ describe('the json option', () => {
     expect(() => new TesseraClient({ nodes: [NODE], json: { parse: JSON.parse } as never })).toThrow(
       expect.objectContaining({ code: 'INVALID_ARGUMENT' }),
     );
+  });
+
+  it("an in-memory client (@tessera/client/testing) keeps the value's text as a node does", async () => {
+    const c = createMemoryClient({ json });
+    clients.push(c);
+    await c.put('k', { id: BigInt(ID), total: 1.5 });
+    await c.update<{ id: bigint; total: number }>('k', (order) => ({ ...order!, total: 2 }));
+    expect((await c.get('k')).siblings).toEqual([{ id: BigInt(ID), total: 2 }]);
+    expect(c.memory.store.readTexts('k').texts.map((t) => t.text)).toEqual([`{"id":${ID},"total":2}`]);
   });
 });

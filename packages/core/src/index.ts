@@ -8,6 +8,7 @@ export * from './context-seal.js';
 export * from './errors.js';
 export * from './fencing.js';
 export * from './hash.js';
+export * from './json-text.js';
 export * from './linearizability/index.js';
 export * from './member-identity.js';
 export * from './membership.js';

@@ -8,6 +8,7 @@ import { encodeContext, type KeyState } from '@tessera/core';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHttpApp } from '../src/http/app.js';
+import { sentValue } from '../src/http/json-body.js';
 import { silentLogger } from '../src/logger.js';
 import { http } from './helpers.js';
 import { appConfig, appDeps } from './http-app-kit.js';
@@ -121,5 +122,12 @@ describe('a put value as sent', () => {
     const answer = await send('POST', '/v1/transactions', body);
     expect(answer.status, answer.body).toBe(200);
     expect(transacted.map((a) => a.value)).toEqual([VALUES[1], undefined, VALUES[0]]);
+  });
+});
+
+describe('sentValue', () => {
+  it('gives the value as sent, serializing the parsed value only when the text is unknown', () => {
+    expect(sentValue(1, '{"value": 1.0}')).toBe('1.0');
+    expect(sentValue({ a: 1 }, undefined)).toBe('{"a":1}');
   });
 });

@@ -5,6 +5,7 @@
  * concurrent writers (siblings), failures once or until cleared, writes that land but fail, and
  * how writes say they were stored (`storeOn`).
  */
+import { memberText } from '@tessera/core';
 import { TesseraError } from '../errors.js';
 import type { WriteAck, WriteReceipt } from '../kv.js';
 import {
@@ -127,8 +128,10 @@ export class MemoryNode implements Transport {
       const input = parseBody(body);
       if (call.op === 'put' && !('value' in input))
         throw new TesseraError('BAD_REQUEST', 'A put needs a value.');
-      const value = call.op === 'put' ? input.value : undefined;
-      const context = this.store.write(call.key, value, input.context);
+      // The value's text as sent, kept as it is (a node stores the same: core json-text.ts).
+      const text =
+        call.op === 'put' ? (memberText(body ?? '', 'value') ?? JSON.stringify(input.value)) : undefined;
+      const context = this.store.writeText(call.key, text, input.context);
       return json(200, { context, stored: this.receipt(w) });
     } catch (err) {
       if (TesseraError.is(err)) return errorAnswer(err);
@@ -145,13 +148,15 @@ export class MemoryNode implements Transport {
   }
 
   private get(key: string): TransportResponse {
-    const { versions, context } = this.store.read(key);
-    if (versions.length === 0) {
+    const { texts, context } = this.store.readTexts(key);
+    if (texts.length === 0) {
       const error = { code: 'NOT_FOUND', message: `Key "${key}" has no value.` };
       return json(404, context === undefined ? { error } : { error, context });
     }
-    const siblings = versions.map((v) => ({ value: v.value, lastModified: v.lastModified.toISOString() }));
-    return json(200, { key, context, siblings });
+    // Rendered as a node renders it: each value's stored text spliced in, never parsed.
+    const siblings = texts.map((v) => `{"value":${v.text},"lastModified":"${v.lastModified.toISOString()}"}`);
+    const text = `{"key":${JSON.stringify(key)},"context":${JSON.stringify(context)},"siblings":[${siblings.join(',')}]}`;
+    return { status: 200, text };
   }
 }
 

@@ -3,7 +3,8 @@
  * semantics, from @tessera/core itself (dotted version vectors, `applyWrite`, contexts bound to
  * their key). A put with a read's context replaces exactly what that read saw; a put without one,
  * or with a stale one, leaves a sibling; a delete leaves a tombstone whose context a later put
- * can supersede. Values go through JSON, as they do over HTTP.
+ * can supersede. Values are kept as JSON text: the text a put sent comes back as it is, as from a
+ * node (a number past 2^53 stays exact).
  */
 import {
   applyWrite,
@@ -32,6 +33,12 @@ export interface MemoryStoreOptions {
   readonly valueBytesMax?: number;
 }
 
+/** A version as stored: its value's JSON text. */
+export interface StoredText {
+  readonly text: string;
+  readonly lastModified: Date;
+}
+
 export interface StoredRead {
   readonly versions: Version<unknown>[];
   /** Undefined when the key was never written. */
@@ -52,13 +59,23 @@ export class MemoryStore {
 
   /** Every current version of `key` and the context covering them (a tombstone's, after a delete). */
   read(key: string): StoredRead {
+    const { texts, context } = this.readTexts(key);
+    const versions = texts.map((v) => ({
+      value: JSON.parse(v.text) as unknown,
+      lastModified: v.lastModified,
+    }));
+    return { versions, context };
+  }
+
+  /** `read`, with each value as the JSON text it was written as. */
+  readTexts(key: string): { readonly texts: StoredText[]; readonly context: string | undefined } {
     const state = this.states.get(key) ?? EMPTY_STATE;
-    const versions = state.siblings.map((s) => ({
-      value: JSON.parse(decoder.decode(s.value)) as unknown,
+    const texts = state.siblings.map((s) => ({
+      text: decoder.decode(s.value),
       lastModified: new Date(s.lastModifiedMs),
     }));
     const context = state.vv.length === 0 ? undefined : encodeContext(key, { vv: state.vv, dots: [] });
-    return { versions, context };
+    return { texts, context };
   }
 
   /**
@@ -67,9 +84,21 @@ export class MemoryStore {
    * reads first). Answers the context of the new version; NOT_FOUND for a delete of nothing.
    */
   write(key: string, value: unknown, context?: string): string {
+    if (value === undefined) return this.writeText(key, undefined, context);
+    const text: string | undefined = JSON.stringify(value);
+    if (text === undefined)
+      throw new TesseraError(
+        'INVALID_VALUE',
+        `The value for key "${key}" is not JSON (a function or a symbol).`,
+      );
+    return this.writeText(key, text, context);
+  }
+
+  /** `write` of a value given as its JSON text (undefined: a delete), kept as it is. */
+  writeText(key: string, text: string | undefined, context?: string): string {
     const stored = this.states.get(key) ?? EMPTY_STATE;
-    const seen = this.contextOf(key, stored, value, context);
-    const bytes = value === undefined ? undefined : this.encode(value);
+    const seen = this.contextOf(key, stored, text, context);
+    const bytes = text === undefined ? undefined : this.encode(text);
     const next = applyWrite(stored, {
       actor: ACTOR,
       context: seen,
@@ -110,18 +139,18 @@ export class MemoryStore {
   private contextOf(
     key: string,
     stored: KeyState,
-    value: unknown,
+    text: string | undefined,
     context: string | undefined,
   ): CausalContext {
     if (context !== undefined) return decodeContext(key, context);
-    if (value !== undefined) return EMPTY_CONTEXT;
+    if (text !== undefined) return EMPTY_CONTEXT;
     if (stored.siblings.length === 0)
       throw new TesseraError('NOT_FOUND', `Key "${key}" has no value to delete.`);
     return { vv: stored.vv, dots: [] };
   }
 
-  private encode(value: unknown): Uint8Array {
-    const bytes = encoder.encode(JSON.stringify(value));
+  private encode(text: string): Uint8Array {
+    const bytes = encoder.encode(text);
     if (bytes.length > this.valueBytesMax) {
       throw new TesseraError(
         'VALUE_TOO_LARGE',

@@ -10,8 +10,7 @@ import type { NodeMetrics } from '../node/metrics.js';
 import type { ReplicaStore } from '../storage/replica-store.js';
 import { promised } from '../util/promised.js';
 import { type ContextSeal, contextSeal } from './contexts.js';
-import { bodyText } from './json-body.js';
-import { sentValue } from './member-text.js';
+import { bodyText, sentValue } from './json-body.js';
 import { renderSiblings, renderWriteAnswer } from './render.js';
 import { type RequestGuard, requestGuard } from './request-guard.js';
 import {

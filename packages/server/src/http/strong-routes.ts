@@ -2,11 +2,17 @@
  * Strong keys over HTTP (docs/api.md, "Strong keys"): GET, PUT and DELETE of a key in a strong
  * namespace (called by kv-routes.ts), and POST /v1/transactions and /v1/transactions/get.
  */
-import { type Condition, type Register, TesseraError, type TransactionAction } from '@tessera/core';
+import {
+  type Condition,
+  elementTexts,
+  memberText,
+  type Register,
+  TesseraError,
+  type TransactionAction,
+} from '@tessera/core';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { StrongService } from '../strong/service.js';
-import { bodyText } from './json-body.js';
-import { elementTexts, memberText, sentValue } from './member-text.js';
+import { bodyText, sentValue } from './json-body.js';
 import type { RequestGuard } from './request-guard.js';
 import { parseInput } from './schemas.js';
 import { transactBodySchema, transactGetBodySchema } from './strong-schemas.js';

@@ -1,11 +1,12 @@
 /**
- * A member of a JSON object as its text was sent: a put's value travels and rests as the client's
- * bytes, never parsed and re-serialized (issue 18). `JSON.stringify(JSON.parse(…))` of a value
- * changed it: a number past 2^53 was rounded (12345678901234567890 came back as
- * 12345678901234567000), `1.50` became `1.5`, escapes were rewritten.
+ * A member of a JSON object, or the elements of a JSON array, as their text was sent: a put's
+ * value travels and rests as the client's bytes, never parsed and re-serialized (issue 18), on a
+ * node and on the client's in-memory node. `JSON.stringify(JSON.parse(…))` of a value changed it:
+ * a number past 2^53 was rounded (12345678901234567890 came back as 12345678901234567000), `1.50`
+ * became `1.5`, escapes were rewritten.
  *
- * `text` must be JSON that parsed to an object (the body parser checked it), so the scan only finds
- * the members' boundaries: it validates nothing, and on other text its answer means nothing.
+ * `text` must be JSON that parsed (the caller's parser checked it), so the scan only finds the
+ * members' boundaries: it validates nothing, and on other text its answer means nothing.
  */
 
 const QUOTE = 0x22;
@@ -51,14 +52,6 @@ export function elementTexts(text: string): string[] | undefined {
     if (text.charCodeAt(i) === COMMA) i = skipSpace(text, i + 1);
   }
   return elements;
-}
-
-/**
- * A put's value as the JSON text the client sent: the `value` member of `text`, the JSON object it
- * was parsed from; serialized from the parsed `value` only when that text is not known.
- */
-export function sentValue(value: unknown, text: string | undefined): string {
-  return (text === undefined ? undefined : memberText(text, 'value')) ?? JSON.stringify(value);
 }
 
 function isSpace(c: number): boolean {

@@ -1,7 +1,7 @@
-/** src/http/member-text.ts: a member's text, as sent, from any JSON object text. */
+/** json-text.ts: a member's or an element's text, as sent, from any JSON text. */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { elementTexts, memberText, sentValue } from '../src/http/member-text.js';
+import { elementTexts, memberText } from './json-text.js';
 
 const space = fc.constantFrom('', ' ', '\n', '\t', '\r\n  ');
 
@@ -85,10 +85,5 @@ describe('memberText', () => {
     );
     expect(elementTexts('{"a": 1}')).toBeUndefined();
     expect(elementTexts('[ ]')).toEqual([]);
-  });
-
-  it('gives the value as sent, serializing the parsed value only when the text is unknown', () => {
-    expect(sentValue(1, '{"value": 1.0}')).toBe('1.0');
-    expect(sentValue({ a: 1 }, undefined)).toBe('{"a":1}');
   });
 });
