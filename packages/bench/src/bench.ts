@@ -235,6 +235,7 @@ async function openCluster(options: BenchOptions, io: BenchIo): Promise<Cluster>
     w: options.w,
     keepData: options.keepData,
     ...(options.durability === undefined ? {} : { durability: options.durability }),
+    ...(options.nodeConfig === undefined ? {} : { config: options.nodeConfig }),
     ...(options.cpuProfDir === undefined ? {} : { cpuProfDir: options.cpuProfDir }),
     onNodeReady: (node, logPath) =>
       io.log(`  ${node.nodeId} ready at ${node.url}, pid ${node.pid}, log ${logPath}`),

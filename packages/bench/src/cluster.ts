@@ -34,6 +34,8 @@ export interface LocalClusterOptions {
   readonly w: number;
   /** `tessera start --durability`; undefined leaves the node's default. */
   readonly durability?: string;
+  /** `tessera start --config`: a node config file, the same for every node; none when absent. */
+  readonly config?: string;
   /** `tessera start --strong`: the strong namespaces, the same on every node; none when absent or empty. */
   readonly strong?: readonly string[];
   /** Run node n0 with --cpu-prof, writing its profile here when it stops. */
@@ -67,6 +69,7 @@ export async function startLocalCluster(options: LocalClusterOptions): Promise<C
   const peerPort = httpPort + options.nodes;
   const extraArgs = ['--n', String(options.n), '--r', String(options.r), '--w', String(options.w)];
   if (options.durability !== undefined) extraArgs.push('--durability', options.durability);
+  if (options.config !== undefined) extraArgs.push('--config', options.config);
   if (options.strong !== undefined && options.strong.length > 0)
     extraArgs.push('--strong', options.strong.join(','));
   const specs = localNodeSpecs({ nodes: options.nodes, dir, httpPort, peerPort, extraArgs });
@@ -94,7 +97,13 @@ export async function startLocalCluster(options: LocalClusterOptions): Promise<C
     const startProfiling = (): void => {
       if (profiledPid !== undefined) process.kill(profiledPid, 'SIGUSR2');
     };
-    return { nodes, info: clusterInfo(true, nodes, status), stop, startProfiling };
+    const info = clusterInfo(true, nodes, status);
+    return {
+      nodes,
+      info: options.config === undefined ? info : { ...info, config: options.config },
+      stop,
+      startProfiling,
+    };
   } catch (err) {
     await stop();
     throw err;

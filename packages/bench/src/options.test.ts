@@ -1,3 +1,5 @@
+import { relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { parseBenchArgs, transactionsModeArgs, UsageError } from './options.js';
 import { isLoopbackUrl } from './ports.js';
@@ -90,6 +92,16 @@ describe('bench options', () => {
     expect(() => parseBenchArgs(['--durability', 'sometimes'])).toThrow(UsageError);
     expect(() => parseBenchArgs(['--durability', 'fsync', '--url', 'http://127.0.0.1:7000'])).toThrow(
       UsageError,
+    );
+  });
+
+  it('--node-config is a readable file, for local nodes only, given to them by its absolute path', () => {
+    const file = fileURLToPath(import.meta.url);
+    expect(parseBenchArgs([]).nodeConfig).toBeUndefined();
+    expect(parseBenchArgs(['--node-config', relative(process.cwd(), file)]).nodeConfig).toBe(file);
+    expect(() => parseBenchArgs(['--node-config', '/nonexistent/tessera.json'])).toThrow(/no readable file/);
+    expect(() => parseBenchArgs(['--node-config', file, '--url', 'http://127.0.0.1:7000'])).toThrow(
+      /cannot be used with --url/,
     );
   });
 });

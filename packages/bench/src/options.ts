@@ -1,4 +1,6 @@
 /** Command-line options of `pnpm bench`, parsed and checked once, here. */
+import { accessSync, constants } from 'node:fs';
+import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { KeyDistribution } from './keys.js';
 import { isLoopbackUrl } from './ports.js';
@@ -33,6 +35,8 @@ export interface BenchOptions {
   readonly quick: boolean;
   /** Passed to the nodes the harness starts (`tessera start --durability`); undefined: their default. */
   readonly durability: Durability | undefined;
+  /** Passed to the nodes the harness starts (`tessera start --config`, absolute); undefined: none. */
+  readonly nodeConfig: string | undefined;
   /** --soak: one long workload phase, reported per window of windowS (see soak-minutes.ts). */
   readonly soak: boolean;
   readonly windowS: number;
@@ -86,6 +90,8 @@ bench-results/<time>.json and .md.
   --nodes K             nodes of the local cluster (default 3)
   --n N --r R --w W     replication settings of the local cluster (default 3, 2, 2)
   --durability D        process, fsync-one or fsync: passed to the local nodes (default: theirs)
+  --node-config FILE    a node config file (docs/operations.md) passed to every local node as
+                        tessera start --config FILE: settings to compare, e.g. stateCacheBytesMax
   --no-bare             skip the bare fastify baseline
   --out DIR             where results go (default bench-results)
   --seed S              seed of the key and value choice (default 1)
@@ -118,6 +124,7 @@ export function parseBenchArgs(argv: readonly string[]): BenchOptions {
       target: { type: 'string' },
       routing: { type: 'string', default: 'server' },
       durability: { type: 'string' },
+      'node-config': { type: 'string' },
       distribution: { type: 'string', default: 'zipfian' },
       keys: { type: 'string' },
       'value-bytes': { type: 'string', default: '150' },
@@ -191,6 +198,7 @@ export function parseBenchArgs(argv: readonly string[]): BenchOptions {
   if (soak && windowS > durationS)
     throw new UsageError(`--window-s ${windowS} is longer than --duration-s ${durationS}.`);
   if (!soak && values['window-s'] !== undefined) throw new UsageError('--window-s applies to --soak only.');
+  const nodeConfig = nodeConfigOf(values['node-config'], urls.length > 0);
   const cpuProfDir = values['cpu-prof-dir'];
   if (cpuProfDir !== undefined && urls.length > 0) {
     throw new UsageError('--cpu-prof-dir profiles a node the harness starts; it cannot be used with --url.');
@@ -224,9 +232,26 @@ export function parseBenchArgs(argv: readonly string[]): BenchOptions {
     cpuProfDir,
     quick,
     durability,
+    nodeConfig,
     soak,
     windowS,
   };
+}
+
+/** `--node-config`: a readable file, for nodes the harness starts; its absolute path. */
+function nodeConfigOf(file: string | undefined, attached: boolean): string | undefined {
+  if (file === undefined) return undefined;
+  if (attached)
+    throw new UsageError('--node-config configures nodes the harness starts; it cannot be used with --url.');
+  const path = resolve(file);
+  try {
+    accessSync(path, constants.R_OK);
+  } catch {
+    throw new UsageError(
+      `--node-config ${file}: no readable file there (a node config file, docs/operations.md).`,
+    );
+  }
+  return path;
 }
 
 function defaultDuration(quick: boolean, soak: boolean): string {

@@ -17,7 +17,8 @@ export function renderMarkdown(report: BenchReport): string {
     ...renderWake(machine.wakeProbe),
     `Code: commit ${report.revision.commit}${report.revision.dirty ? ' with local changes in packages/core or packages/server' : ''}.`,
     `Cluster: ${cluster.nodeIds.length} ${cluster.probe === true ? "nodes of the replication-shape probe, not Tessera's" : 'nodes'} (${cluster.local ? 'started by the harness' : 'given by --url'}), N=${cluster.n} R=${cluster.r} W=${cluster.w}` +
-      `${cluster.durability === undefined ? '' : `, durability ${cluster.durability}`}.`,
+      `${cluster.durability === undefined ? '' : `, durability ${cluster.durability}`}` +
+      `${cluster.config === undefined ? '' : `, node config ${cluster.config}`}.`,
     `Load: ${settings.connections} connections${settings.ratePerSec === undefined ? '' : ` at ${settings.ratePerSec} ops/s (open loop)`}, ${settings.durationS} s per phase after ${settings.warmupS} s warmup, ` +
       `${settings.valueBytes}-byte values, ${settings.keys} keys (${settings.distribution}), seed ${settings.seed}.`,
     '',

@@ -104,6 +104,8 @@ export interface ClusterInfo {
   readonly w: number;
   /** The nodes' durability mode, as GET /v1/status reports it. */
   readonly durability?: string;
+  /** The config file the harness started its nodes with (`--node-config`), when it had one. */
+  readonly config?: string;
   /** The nodes are `pnpm bench probe`'s replication-shape probe, not Tessera (their status says so). */
   readonly probe?: boolean;
 }
