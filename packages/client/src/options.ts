@@ -56,10 +56,9 @@ export interface TesseraClientOptions {
   readonly token?: string;
   /**
    * How request and response bodies become JSON text and back. Default JSON.stringify and
-   * JSON.parse, which round a number past 2^53 (README, "Numbers past 2^53"): give a parser that
-   * keeps such numbers exact, e.g. lossless-json's `parse(text, undefined, parseNumberAndBigInt)`
-   * and `stringify`. `parse` must give the client's own fields as JSON.parse does (strings, small
-   * whole numbers, arrays, objects).
+   * JSON.parse, which round a number past 2^53 (README, "Numbers past 2^53", with a lossless-json
+   * codec): give a parser that keeps such numbers exact. `parse` must give the client's own fields
+   * as JSON.parse does (strings, arrays, objects, small whole numbers as numbers).
    */
   readonly json?: JsonCodec;
 }

@@ -15,4 +15,4 @@ export {
 } from './laws.js';
 export { createMemoryClient, MemoryClient, type MemoryClientOptions } from './memory-client.js';
 export { type MemoryCallRecord, MemoryNode } from './memory-node.js';
-export { MemoryStore, type MemoryStoreOptions, type StoredRead } from './memory-store.js';
+export { MemoryStore, type MemoryStoreOptions, type StoredRead, type StoredText } from './memory-store.js';
