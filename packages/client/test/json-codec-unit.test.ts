@@ -105,5 +105,9 @@ describe('the json option', () => {
     await c.update<{ id: bigint; total: number }>('k', (order) => ({ ...order!, total: 2 }));
     expect((await c.get('k')).siblings).toEqual([{ id: BigInt(ID), total: 2 }]);
     expect(c.memory.store.readTexts('k').texts.map((t) => t.text)).toEqual([`{"id":${ID},"total":2}`]);
+    // Its test helpers read and write through the client's codec too.
+    expect(c.memory.siblings('k')).toEqual([{ id: BigInt(ID), total: 2 }]);
+    c.memory.write('k', { id: BigInt(ID) + 1n });
+    expect(c.memory.store.readTexts('k').texts.map((t) => t.text)).toContain('{"id":12345678901234567891}');
   });
 });

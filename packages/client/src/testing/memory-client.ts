@@ -31,6 +31,7 @@ export class MemoryClient extends TesseraClient {
         ...(now === undefined ? {} : { now }),
         ...(siblingsMax === undefined ? {} : { siblingsMax }),
         ...(valueBytesMax === undefined ? {} : { valueBytesMax }),
+        ...(client.json === undefined ? {} : { json: client.json }),
       });
     super({
       backoff: { baseMs: 1, maxMs: 10 },

@@ -18,6 +18,7 @@ import {
   latestDot,
 } from '@tessera/core';
 import { TesseraError } from '../errors.js';
+import { type JsonCodec, STANDARD_JSON } from '../http/call.js';
 import type { Version } from '../resolvers/types.js';
 
 const ACTOR = 'memory';
@@ -31,6 +32,11 @@ export interface MemoryStoreOptions {
   readonly siblingsMax?: number;
   /** Largest value in bytes of JSON (VALUE_TOO_LARGE). Default 1 MiB, as a node. */
   readonly valueBytesMax?: number;
+  /**
+   * How `read`, `siblings` and `write` turn values into JSON text and back (the client option of
+   * that name; `createMemoryClient` passes its own). Default JSON.parse and JSON.stringify.
+   */
+  readonly json?: JsonCodec;
 }
 
 /** A version as stored: its value's JSON text. */
@@ -50,8 +56,10 @@ export class MemoryStore {
   private readonly now: () => number;
   private readonly siblingsMax: number;
   private readonly valueBytesMax: number;
+  private readonly json: JsonCodec;
 
   constructor(options: MemoryStoreOptions = {}) {
+    this.json = options.json ?? STANDARD_JSON;
     this.now = options.now ?? increasing(Date.now);
     this.siblingsMax = options.siblingsMax ?? 100;
     this.valueBytesMax = options.valueBytesMax ?? 1024 * 1024;
@@ -61,7 +69,7 @@ export class MemoryStore {
   read(key: string): StoredRead {
     const { texts, context } = this.readTexts(key);
     const versions = texts.map((v) => ({
-      value: JSON.parse(v.text) as unknown,
+      value: this.json.parse(v.text),
       lastModified: v.lastModified,
     }));
     return { versions, context };
@@ -85,7 +93,7 @@ export class MemoryStore {
    */
   write(key: string, value: unknown, context?: string): string {
     if (value === undefined) return this.writeText(key, undefined, context);
-    const text: string | undefined = JSON.stringify(value);
+    const text = this.json.stringify(value);
     if (text === undefined)
       throw new TesseraError(
         'INVALID_VALUE',
