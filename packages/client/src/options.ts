@@ -1,4 +1,5 @@
 /** Client options: their types, defaults and checks (once, at construction). */
+import { canonical } from './canonical.js';
 import { TesseraError } from './errors.js';
 import { type JsonCodec, STANDARD_JSON } from './http/call.js';
 import type { BackoffOptions } from './http/retry.js';
@@ -107,11 +108,28 @@ export function resolveOptions(options: TesseraClientOptions): ResolvedOptions {
   };
 }
 
+/** The client's own fields, as a node sends them: a codec must read them as JSON.parse does. */
+const CODEC_PROBE = '{"context":"c","stored":{"replicas":2,"n":3},"ok":true,"none":null}';
+
 function checkJson(json: JsonCodec | undefined): JsonCodec {
   if (json === undefined) return STANDARD_JSON;
   if (typeof json?.parse !== 'function' || typeof json.stringify !== 'function')
     throw invalid('json must have parse(text) and stringify(value) functions, as JSON has.');
+  // A codec that makes a bigint (or an object) of every number would hand the client `3n` where
+  // it counts replicas: refused here rather than misread later (canonical text tells 3n from 3).
+  if (!readsAsJson(json))
+    throw invalid(
+      `json.parse must read strings, small whole numbers, booleans and null as JSON.parse does (the client's own fields); it read ${CODEC_PROBE} differently. Make bigints only of integers past 2^53 (README, "Numbers past 2^53").`,
+    );
   return json;
+}
+
+function readsAsJson(json: JsonCodec): boolean {
+  try {
+    return canonical(json.parse(CODEC_PROBE)) === canonical(JSON.parse(CODEC_PROBE));
+  } catch {
+    return false;
+  }
 }
 
 function checkToken(token: string | undefined): string | undefined {

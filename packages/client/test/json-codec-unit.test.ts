@@ -3,7 +3,7 @@
  * that the node stored exactly reads exactly and is written back as its digits (README, "Numbers
  * past 2^53"); without it, a BigInt is refused before anything is sent.
  */
-import { isInteger, isSafeNumber, parse, stringify } from 'lossless-json';
+import { isInteger, isSafeNumber, parse, parseNumberAndBigInt, stringify } from 'lossless-json';
 import { afterEach, describe, expect, it } from 'vitest';
 import { TesseraClient, type TesseraError } from '../src/index.js';
 import { createMemoryClient } from '../src/testing/index.js';
@@ -90,6 +90,16 @@ describe('the json option', () => {
     expect(err).toMatchObject({ code: 'INVALID_VALUE', key: 'k' });
     expect((err as TesseraError).message).toMatch(/json option/);
     expect(node.sent).toEqual([]);
+  });
+
+  it("refuses a codec that reads the client's own fields otherwise than JSON.parse (every integer a bigint)", () => {
+    const everyIntegerBig = {
+      parse: (text: string) => parse(text, null, parseNumberAndBigInt),
+      stringify: (value: unknown) => stringify(value),
+    };
+    expect(() => new TesseraClient({ nodes: [NODE], json: everyIntegerBig })).toThrow(
+      expect.objectContaining({ code: 'INVALID_ARGUMENT', message: expect.stringMatching(/past 2\^53/) }),
+    );
   });
 
   it('refuses a json option without parse and stringify functions', () => {
