@@ -125,6 +125,26 @@ describe('a put value as sent', () => {
   });
 });
 
+describe("a write's answer, rendered by hand", () => {
+  it('is JSON typed as fastify types what it serializes, from a put on both fronts and a delete', async () => {
+    const calls: [string, string, string][] = [
+      ['PUT', '/v1/kv/answer', '{"value":1}'],
+      ['PUT', '/v1/kv/answer?w=2', '{"value":1}'],
+      ['DELETE', '/v1/kv/answer', '{}'],
+    ];
+    for (const [method, path, body] of calls) {
+      const res = await fetch(`http://127.0.0.1:${port}${path}`, {
+        method,
+        body,
+        headers: { 'content-type': 'application/json' },
+      });
+      expect(res.status, `${method} ${path}`).toBe(200);
+      expect(res.headers.get('content-type')).toBe('application/json; charset=utf-8');
+      expect(JSON.parse(await res.text())).toEqual({ context: expect.any(String) });
+    }
+  });
+});
+
 describe('sentValue', () => {
   it('gives the value as sent, serializing the parsed value only when the text is unknown', () => {
     expect(sentValue(1, '{"value": 1.0}')).toBe('1.0');
