@@ -97,13 +97,7 @@ export async function startLocalCluster(options: LocalClusterOptions): Promise<C
     const startProfiling = (): void => {
       if (profiledPid !== undefined) process.kill(profiledPid, 'SIGUSR2');
     };
-    const info = clusterInfo(true, nodes, status);
-    return {
-      nodes,
-      info: options.config === undefined ? info : { ...info, config: options.config },
-      stop,
-      startProfiling,
-    };
+    return { nodes, info: clusterInfo(true, nodes, status, options.config), stop, startProfiling };
   } catch (err) {
     await stop();
     throw err;
@@ -121,7 +115,12 @@ export async function attachCluster(urls: readonly string[]): Promise<Cluster> {
   };
 }
 
-function clusterInfo(local: boolean, nodes: readonly NodeHandle[], status: StatusBody): ClusterInfo {
+function clusterInfo(
+  local: boolean,
+  nodes: readonly NodeHandle[],
+  status: StatusBody,
+  config?: string,
+): ClusterInfo {
   return {
     local,
     urls: nodes.map((n) => n.url),
@@ -131,6 +130,7 @@ function clusterInfo(local: boolean, nodes: readonly NodeHandle[], status: Statu
     w: status.w,
     ...(status.durability === undefined ? {} : { durability: status.durability }),
     ...(status.probe === true ? { probe: true } : {}),
+    ...(config === undefined ? {} : { config }),
   };
 }
 

@@ -119,5 +119,12 @@ describe('the json option', () => {
     expect(c.memory.siblings('k')).toEqual([{ id: BigInt(ID), total: 2 }]);
     c.memory.write('k', { id: BigInt(ID) + 1n });
     expect(c.memory.store.readTexts('k').texts.map((t) => t.text)).toContain('{"id":12345678901234567891}');
+    // A value its codec cannot write is INVALID_VALUE, as from the client.
+    expect(() => c.memory.write('k', { f: () => 1 })).toThrow(
+      expect.objectContaining({ code: 'INVALID_VALUE' }),
+    );
+    const plain = createMemoryClient();
+    clients.push(plain);
+    expect(() => plain.memory.write('k', 1n)).toThrow(expect.objectContaining({ code: 'INVALID_VALUE' }));
   });
 });

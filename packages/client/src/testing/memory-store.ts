@@ -18,7 +18,7 @@ import {
   latestDot,
 } from '@tessera/core';
 import { TesseraError } from '../errors.js';
-import { type JsonCodec, STANDARD_JSON } from '../http/call.js';
+import { type JsonCodec, STANDARD_JSON, serializeBody } from '../http/call.js';
 import type { Version } from '../resolvers/types.js';
 
 const ACTOR = 'memory';
@@ -92,14 +92,8 @@ export class MemoryStore {
    * reads first). Answers the context of the new version; NOT_FOUND for a delete of nothing.
    */
   write(key: string, value: unknown, context?: string): string {
-    if (value === undefined) return this.writeText(key, undefined, context);
-    const text = this.json.stringify(value);
-    if (text === undefined)
-      throw new TesseraError(
-        'INVALID_VALUE',
-        `The value for key "${key}" is not JSON (a function or a symbol).`,
-      );
-    return this.writeText(key, text, context);
+    // As the client serializes a value before sending it: INVALID_VALUE for one JSON cannot hold.
+    return this.writeText(key, serializeBody(value, key, this.json), context);
   }
 
   /** `write` of a value given as its JSON text (undefined: a delete), kept as it is. */
