@@ -1,6 +1,7 @@
 /** Renders a run's results as Markdown: settings, one table row per phase, ratios, processes. */
 
 import { formatCount, formatErrors, formatMib, formatMs, formatPercent, renderTable } from './format.js';
+import { BURST_GAP_MS, type LateSummary } from './late-bursts.js';
 import type { BenchReport, MachineInfo, OpStats, PhaseResult, Ratios, TargetMode } from './results.js';
 import { renderSoak } from './soak-report.js';
 import { probeMs, SPEED_PROBE_HASHES } from './speed-probe.js';
@@ -26,6 +27,7 @@ export function renderMarkdown(report: BenchReport): string {
     '',
     ...renderSpeed(report.phases),
     ...renderMachineCpu(report.phases, machine.cpus),
+    ...renderLate(report.phases),
     ...(report.soak === undefined ? [] : [renderSoak(report.soak), '']),
     renderRatios(report.ratios),
     '',
@@ -67,6 +69,27 @@ function renderMachineCpu(phases: readonly PhaseResult[], cores: number): string
     `Machine CPU (cores of ${cores}, over each measured phase, from /proc/stat; stolen: taken by the host for other guests): ${each.join('; ')}.`,
     '',
   ];
+}
+
+/** Per phase, its late operations and their largest bursts (late-bursts.ts), when the run has them. */
+export function renderLate(phases: readonly PhaseResult[]): string[] {
+  const each = phases.flatMap(({ name, late }) => (late === undefined ? [] : [`${name} ${lateText(late)}`]));
+  const thresholdMs = phases.find((p) => p.late !== undefined)?.late?.thresholdMs;
+  if (each.length === 0 || thresholdMs === undefined) return [];
+  return [
+    `Late operations (slower than ${thresholdMs} ms, grouped by when they started: one burst while late starts come less than ${BURST_GAP_MS} ms apart; a tail of a few large bursts is stalls, not queueing): ${each.join('; ')}.`,
+    '',
+  ];
+}
+
+function lateText(late: LateSummary): string {
+  if (late.count === 0) return 'none';
+  const bursts = late.largest.map(
+    (b) =>
+      `${b.atS.toFixed(1)} s (${formatCount(b.count)} over ${b.spanMs.toFixed(0)} ms, max ${formatMs(b.maxMs)} ms)`,
+  );
+  const plural = late.burstCount === 1 ? 'burst' : 'bursts';
+  return `${formatCount(late.count)} (${(late.share * 100).toFixed(2)}%) in ${formatCount(late.burstCount)} ${plural}, the largest at ${bursts.join(', ')}`;
 }
 
 const PHASE_HEADER = [

@@ -1,6 +1,7 @@
 /** The shape of a benchmark run's results, as written to bench-results/*.json. */
 
 import type { KeyDistribution } from './keys.js';
+import type { LateSummary } from './late-bursts.js';
 import type { LoopDelayStats } from './loop-probe.js';
 import type { MachineCpu } from './machine-cpu.js';
 import type { Revision } from './revision.js';
@@ -63,6 +64,8 @@ export interface PhaseResult {
   readonly windows?: readonly WindowStats[];
   /** Event-loop delay during the measured time, by node id (from the nodes' /metrics). */
   readonly eventLoop?: Readonly<Record<string, LoopDelayStats>>;
+  /** Operations slower than 10 ms, and the bursts they came in (late-bursts.ts). */
+  readonly late?: LateSummary;
 }
 
 export interface ProcessStats {

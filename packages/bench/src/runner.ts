@@ -5,6 +5,7 @@
  * by the next free worker. Operations that start during the warmup are not measured.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
+import { LateRequests } from './late-bursts.js';
 import type { LoopDelayProbe } from './loop-probe.js';
 import type { ProcessSampler } from './proc-sampler.js';
 import type { ProgressSink } from './progress.js';
@@ -59,6 +60,7 @@ export async function runPhase(plan: PhasePlan, ctx: PhaseContext): Promise<Phas
   const speedBeforeMs = speedProbeMs();
   const recorder = new PhaseRecorder();
   const windows = plan.windowMs === undefined ? undefined : new LatencyWindows(plan.windowMs);
+  const late = new LateRequests();
   const startedMs = performance.now();
   const measureFromMs = startedMs + plan.warmupMs;
   const endMs = measureFromMs + plan.durationMs;
@@ -109,8 +111,9 @@ export async function runPhase(plan: PhasePlan, ctx: PhaseContext): Promise<Phas
         .catch((err: unknown): Outcome => ({ error: errorCode(err), transport: true }));
       const t1 = performance.now();
       recorder.record(op.kind, (t1 - t0) * 1000, outcome, t0 >= measureFromMs);
-      if (windows !== undefined && t0 >= measureFromMs && outcome.error === undefined) {
-        windows.record(t0 - measureFromMs, (t1 - t0) * 1000);
+      if (t0 >= measureFromMs && outcome.error === undefined) {
+        windows?.record(t0 - measureFromMs, (t1 - t0) * 1000);
+        late.record(t0 - measureFromMs, t1 - t0);
       }
       if (outcome.transport === true) await sleep(TRANSPORT_BACKOFF_MS);
     }
@@ -127,11 +130,13 @@ export async function runPhase(plan: PhasePlan, ctx: PhaseContext): Promise<Phas
   const [processes, eventLoop] = await Promise.all([ctx.processes.endPhase(), ctx.loopDelay?.end()]);
   const result = recorder.summarize(plan.head, measuredMs, processes);
   const machineCpu = ctx.processes.phaseMachine();
+  const lateSummary = late.summarize(result.ops);
   return {
     ...result,
     speedProbeMs: { before: speedBeforeMs, after: speedProbeMs() },
     ...(machineCpu === undefined ? {} : { machineCpu }),
     ...(windows === undefined ? {} : { windows: windows.summarize() }),
+    ...(lateSummary === undefined ? {} : { late: lateSummary }),
     ...(eventLoop === undefined || Object.keys(eventLoop).length === 0 ? {} : { eventLoop }),
   };
 }
