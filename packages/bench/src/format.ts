@@ -23,8 +23,8 @@ export function formatMs(value: number): string {
   return value < 10 ? value.toFixed(2) : value.toFixed(1);
 }
 
-export function formatPercent(share: number): string {
-  return `${(share * 100).toFixed(1)}%`;
+export function formatPercent(share: number, digits = 1): string {
+  return `${(share * 100).toFixed(digits)}%`;
 }
 
 export function formatMib(bytes: number): string {

@@ -89,7 +89,7 @@ function lateText(late: LateSummary): string {
       `${b.atS.toFixed(1)} s (${formatCount(b.count)} over ${b.spanMs.toFixed(0)} ms, max ${formatMs(b.maxMs)} ms)`,
   );
   const plural = late.burstCount === 1 ? 'burst' : 'bursts';
-  return `${formatCount(late.count)} (${(late.share * 100).toFixed(2)}%) in ${formatCount(late.burstCount)} ${plural}, the largest at ${bursts.join(', ')}`;
+  return `${formatCount(late.count)} (${formatPercent(late.share, 2)}) in ${formatCount(late.burstCount)} ${plural}, the largest at ${bursts.join(', ')}`;
 }
 
 const PHASE_HEADER = [
