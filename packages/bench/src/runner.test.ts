@@ -44,6 +44,10 @@ describe('runPhase at a fixed rate (open loop)', () => {
     );
     expect(result.latency.maxMs).toBeGreaterThan(100);
     expect(result.latency.p50Ms).toBeGreaterThan(20);
+    // Every operation after the first few is late (over 10 ms), one burst: their starts are 10 ms apart.
+    expect(result.late?.count).toBeGreaterThan(result.ops - 3);
+    expect(result.late?.burstCount).toBe(1);
+    expect(result.late?.largest[0]?.maxMs).toBeCloseTo(result.latency.maxMs, 0);
   });
 
   it("does not carry the warmup's backlog into the measured time (a cold start is slow)", async () => {
