@@ -43,7 +43,7 @@ import type { StorageEngine } from './engine.js';
 import { LevelEngine } from './level-engine.js';
 import { MemoryEngine } from './memory-engine.js';
 import { ReplicaStore } from './replica-store.js';
-import { StateCache } from './state-cache.js';
+import { ENTRY_OVERHEAD_BYTES, FULL_ADMIT_EVERY, StateCache } from './state-cache.js';
 import { locate } from './stored-keys.js';
 
 /** Runs `steps` against a store on `inner`, checking every read against the model and the engine. */
@@ -269,6 +269,17 @@ const delays = fc.array(fc.integer({ min: 0, max: 3 }), { minLength: 1, maxLengt
 const steps = fc.array(step, { minLength: 1, maxLength: 30 });
 
 /** Writes "v" over whatever the key holds. */
+/** The KEYS whose read now counts as a hit (cached) or as a miss (not cached). */
+async function keysWhere(store: ReplicaStore, counted: 'hits' | 'misses'): Promise<string[]> {
+  const found: string[] = [];
+  for (const k of KEYS) {
+    const before = store.cacheStats()[counted];
+    await store.read(k);
+    if (store.cacheStats()[counted] > before) found.push(k);
+  }
+  return found;
+}
+
 const write = (s: KeyState): KeyState =>
   applyWrite(s, { actor: 'n1', context: contextOf(s), value: utf8('"v"'), nowMs: NOW_MS, vvEntriesMax: 64 });
 
@@ -309,15 +320,22 @@ describe('state cache', () => {
     // A key's first read is not cached (admission: doorkeeper.ts); its second is.
     for (const k of KEYS) await store.read(k);
     expect(store.cacheStats().entries).toBe(0);
-    for (const k of KEYS) await store.read(k);
+    // Full after two or three keys: from then on one in FULL_ADMIT_EVERY admissions is cached.
+    for (let round = 0; round < 4 * FULL_ADMIT_EVERY; round++) for (const k of KEYS) await store.read(k);
     const after = store.cacheStats();
     expect(after.evictions).toBeGreaterThan(0);
     expect(after.bytes).toBeLessThanOrEqual(2_000);
-    await store.update('e', write); // cached: updated in place
-    await store.read('e'); // just read and written: in the cache
-    expect(store.cacheStats().hits).toBe(after.hits + 2); // the update's read, then this one
-    await store.read('a'); // evicted long ago
-    expect(store.cacheStats().misses).toBe(after.misses + 1);
+    const cached = await keysWhere(store, 'hits');
+    const uncached = await keysWhere(store, 'misses');
+    expect(cached.length).toBe(store.cacheStats().entries);
+    expect(cached.length + uncached.length).toBe(KEYS.length);
+    expect(cached.length > 0 && uncached.length > 0).toBe(true);
+    const before = store.cacheStats();
+    await store.update(cached[0]!, write); // cached: updated in place
+    await store.read(cached[0]!); // just read and written: in the cache
+    expect(store.cacheStats().hits).toBe(before.hits + 2); // the update's read, then this one
+    await store.read(uncached[0]!);
+    expect(store.cacheStats().misses).toBe(before.misses + 1);
     const off = new ReplicaStore(await opened(), {
       partitionCount: Q,
       sync: false,
@@ -344,6 +362,30 @@ describe('state cache', () => {
     expect(store.cacheStats().entries).toBe(hot.length);
     for (const k of hot) expect(await store.read(k)).toBeDefined();
     expect(store.cacheStats().hits).toBe(hits + hot.length);
+  });
+
+  it('when full, caches one in eight keys it would admit, and a new hot set still takes over', async () => {
+    const value = new Uint8Array(100);
+    const read = (): Promise<Uint8Array> => Promise.resolve(value);
+    const entryBytes = 2 * 'k000'.length + value.length + ENTRY_OVERHEAD_BYTES;
+    const cache = new StateCache(10 * entryBytes);
+    const keys = (from: number, count: number): string[] =>
+      Array.from({ length: count }, (_, i) => `k${String(from + i).padStart(3, '0')}`);
+    const readTwice = async (ks: readonly string[]): Promise<void> => {
+      for (const k of [...ks, ...ks]) await cache.load(k, read);
+    };
+    await readTwice(keys(0, 10)); // fills it: each key admitted on its second read
+    expect(cache.stats()).toMatchObject({ entries: 10, evictions: 0 });
+    // Up to 80 keys the doorkeeper admits (fewer when two share its slot), into a full cache.
+    await readTwice(keys(100, 80));
+    expect(cache.stats().evictions).toBeGreaterThan(5);
+    expect(cache.stats().evictions).toBeLessThanOrEqual(10);
+    const hot = keys(200, 10);
+    for (let round = 0; round < 40 * FULL_ADMIT_EVERY; round++)
+      for (const k of hot) await cache.load(k, read);
+    const { hits } = cache.stats();
+    for (const k of hot) await cache.load(k, read);
+    expect(cache.stats().hits - hits).toBe(hot.length);
   });
 
   it('hands out frozen states and copies of bytes, so no caller can change what it caches', async () => {
