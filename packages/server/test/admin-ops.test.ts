@@ -97,7 +97,7 @@ async function writeWhileCutOff(keys: readonly string[]): Promise<void> {
 interface Status {
   stored: { keys: number; bytes: number; partitionsCounted: number; partitionCount: number };
   hintsHeld: { count: number };
-  stateCache: { hitRatio: number | null; hits: number; bytes: number; bytesMax: number };
+  stateCache: { hitRatio: number | null; hits: number; evictions: number; bytes: number; bytesMax: number };
 }
 
 const ownStatus = async (node: LocalNode): Promise<Status> =>
@@ -142,6 +142,7 @@ describe('state cache', () => {
     for (const s of after.all) {
       expect(s.bytes).toBeLessThanOrEqual(s.bytesMax);
       if (s.hitRatio !== null) expect(s.hitRatio).toBeGreaterThanOrEqual(0);
+      expect(s.evictions).toBe(0); // one key in an 8 MiB cache
     }
     const metrics = String((await http(v.url, 'GET', '/metrics')).body.text);
     expect(metrics).toMatch(/^tessera_state_cache_hits_total \d+$/m);

@@ -160,13 +160,14 @@ export const statusBody = z
         hitRatio: z.number().nullable(),
         hits: z.int(),
         misses: z.int(),
+        evictions: z.int(),
         entries: z.int(),
         bytes: z.int(),
         bytesMax: z.int(),
       })
       .meta({
         description:
-          "The cache of recently read and written keys' states (stateCacheBytesMax); hitRatio is null before the first read.",
+          "The cache of recently read and written keys' states (stateCacheBytesMax); hitRatio is null before the first read; evictions counts states dropped to stay within the bound.",
       }),
     keyFilter: z
       .object({

@@ -82,6 +82,7 @@ function stateCacheView(s: StateCacheStats) {
     hitRatio,
     hits: s.hits,
     misses: s.misses,
+    evictions: s.evictions,
     entries: s.entries,
     bytes: s.bytes,
     bytesMax: s.bytesMax,
