@@ -50,6 +50,26 @@ describe('runPhase at a fixed rate (open loop)', () => {
     expect(result.late?.largest[0]?.maxMs).toBeCloseTo(result.latency.maxMs, 0);
   });
 
+  it('reports no late operations for a phase that runs until its driver is dry (the bulk load)', async () => {
+    let left = 20;
+    const result = await runPhase(
+      {
+        head: { name: 'load', system: 'tessera', target: 'one' },
+        workers: 1,
+        warmupMs: 0,
+        durationMs: 5_000,
+        untilDone: true,
+        driver: {
+          next: () => (left-- > 0 ? { kind: 'insert', run: () => sleep(12).then(() => ({})) } : undefined),
+        },
+      },
+      ctx,
+    );
+    expect(result.ops).toBe(20);
+    expect(result.latency.p50Ms).toBeGreaterThan(10);
+    expect(result.late).toBeUndefined();
+  });
+
   it("does not carry the warmup's backlog into the measured time (a cold start is slow)", async () => {
     // One worker; 100 ms operations while the warmup's first 290 ms (a cold cluster), 5 ms after.
     // When the measured time begins the schedule is about 37 operations behind: catching up at
