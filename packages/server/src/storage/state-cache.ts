@@ -181,8 +181,10 @@ export class StateCache {
   /** Whether a read that missed may fill the key's entry (doorkeeper.ts, then `FULL_ADMIT_EVERY`). */
   private admits(key: string): boolean {
     if (!this.door.admits(murmur3Text(key))) return false;
-    // Full: even the smallest entry for this key would evict another.
-    if (this.size + 2 * key.length + ENTRY_OVERHEAD_BYTES <= this.bytesMax) return true;
+    // Full: one more entry of the average size would evict another (entries grow when decoded,
+    // so a full cache sits below its bound by up to an entry's decoded state).
+    const n = this.entries.size;
+    if (n === 0 || this.size + this.size / n <= this.bytesMax) return true;
     return ++this.admittedWhenFull % FULL_ADMIT_EVERY === 0;
   }
 
