@@ -14,8 +14,9 @@
  * passes `bytesMax`; 0 turns the cache off. Once full, only one in `FULL_ADMIT_EVERY` of the keys
  * the doorkeeper admits is cached: each admission then evicts an entry that has usually lived long
  * enough to reach V8's old generation, so a full cache that admits every second read turns its
- * hot set's fringe into old-generation garbage (500-900 entries a second under C at half load,
- * the largest source of the coordinator's major collections: docs/benchmarks.md, "Issue 18, twenty-third round").
+ * hot set's fringe into old-generation garbage (about 620 entries a second under C at 11,100 gets
+ * a second, the largest source of the coordinator's major collections: docs/benchmarks.md,
+ * "Issue 18, twenty-third round").
  *
  * Never older than the engine: ReplicaStore updates an entry only under the key's lock, after the
  * engine write committed (`stored`), and drops it when a write fails (`invalidate`). A read that
