@@ -3,7 +3,7 @@
  * the operations it draws, the change groups it expects, and an engine that fails armed writes
  * and answers reads late.
  */
-import { encodeState, type KeyState } from '@tessera/core';
+import { type CausalContext, encodeState, type KeyState } from '@tessera/core';
 import fc from 'fast-check';
 import type { BatchOp, StorageEngine } from '../src/storage/engine.js';
 
@@ -124,3 +124,8 @@ export const encoded = (s: KeyState | undefined) =>
   s === undefined ? 'absent' : Buffer.from(encodeState(s)).toString('hex');
 export const hex = (b: Uint8Array | undefined) =>
   b === undefined ? 'absent' : Buffer.from(b).toString('hex');
+
+/** The context a client holds after reading `state`. */
+export function contextOf(state: KeyState): CausalContext {
+  return { vv: state.vv, dots: state.siblings.map((s) => s.dot) };
+}
